@@ -1,0 +1,195 @@
+package dev.txinbox.inbox;
+
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.time.Instant;
+import java.time.format.DateTimeParseException;
+import java.util.HexFormat;
+
+import jakarta.enterprise.context.ApplicationScoped;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.StreamReadFeature;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.databind.json.JsonMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+
+/**
+ * Turns a raw body into an {@link InboxEvent}, or says precisely why it cannot
+ * ({@link InvalidMessageException}). Enforces CONTRACT §1 field by field.
+ */
+@ApplicationScoped
+public class EventParser {
+
+    static final int MAX_EVENT_ID_LENGTH = 200;
+
+    // Own mapper: strict on input (duplicate keys are ambiguous, so rejected) and canonical on output
+    // (sorted keys) so that the payload hash ignores key order and white space.
+    private final ObjectMapper mapper = JsonMapper.builder()
+            .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
+            .enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
+            .enable(SerializationFeature.ORDER_MAP_ENTRIES_BY_KEYS)
+            .nodeFactory(com.fasterxml.jackson.databind.node.JsonNodeFactory.withExactBigDecimals(true))
+            .build();
+    private final int maxBodyBytes;
+
+    public EventParser(InboxConfig config) {
+        this.maxBodyBytes = config.maxBodyBytes();
+    }
+
+    public InboxEvent parse(String body, String eventIdAttribute) {
+        if (body == null || body.isBlank()) {
+            throw new InvalidMessageException("body is empty; expected a JSON object");
+        }
+        int bytes = body.getBytes(StandardCharsets.UTF_8).length;
+        if (bytes > maxBodyBytes) {
+            throw new InvalidMessageException(
+                    "body is " + bytes + " bytes, larger than the limit of " + maxBodyBytes + " bytes");
+        }
+        JsonNode root;
+        try {
+            root = mapper.readTree(body);
+        } catch (JsonProcessingException e) {
+            throw new InvalidMessageException("body is not valid JSON: " + e.getOriginalMessage() + " at line "
+                    + e.getLocation().getLineNr() + ", column " + e.getLocation().getColumnNr());
+        }
+        if (root == null || !root.isObject()) {
+            throw new InvalidMessageException("body must be a JSON object, got " + describe(root));
+        }
+        String eventId = eventId(root, eventIdAttribute);
+        String type = requiredString(root, "type");
+        String aggregateId = optionalString(root, "aggregateId");
+        Long sequence = sequence(root);
+        if (sequence != null && aggregateId == null) {
+            throw new InvalidMessageException("field 'aggregateId' is required when 'sequence' is set");
+        }
+        Instant occurredAt = occurredAt(root);
+        ObjectNode payload = payload(root);
+        return new InboxEvent(eventId, type, aggregateId, sequence, occurredAt, payload, hash(root), body);
+    }
+
+    /** A best-effort event id for a body that failed validation, so the dead letter can be traced. */
+    public String eventIdOf(String body, String eventIdAttribute) {
+        try {
+            JsonNode node = mapper.readTree(body).get("eventId");
+            if (node != null && node.isTextual() && !node.asText().isBlank()
+                    && node.asText().length() <= MAX_EVENT_ID_LENGTH) {
+                return node.asText();
+            }
+        } catch (Exception e) {
+            // not JSON: fall through to the attribute
+        }
+        return eventIdAttribute != null && !eventIdAttribute.isBlank()
+                && eventIdAttribute.length() <= MAX_EVENT_ID_LENGTH ? eventIdAttribute : null;
+    }
+
+    private String eventId(JsonNode root, String attribute) {
+        if (root.has("eventId")) {
+            return checkEventId(requiredString(root, "eventId"), "field 'eventId'");
+        }
+        if (attribute != null) {
+            return checkEventId(attribute.strip(), "message attribute 'event-id'");
+        }
+        throw new InvalidMessageException("field 'eventId' is missing (and no 'event-id' message attribute)");
+    }
+
+    private static String checkEventId(String id, String where) {
+        if (id.isEmpty() || id.length() > MAX_EVENT_ID_LENGTH) {
+            throw new InvalidMessageException(where + " must be 1-" + MAX_EVENT_ID_LENGTH + " characters, got "
+                    + id.length());
+        }
+        return id;
+    }
+
+    private static String requiredString(JsonNode root, String field) {
+        JsonNode node = root.get(field);
+        if (node == null || node.isNull()) {
+            throw new InvalidMessageException("field '" + field + "' is missing");
+        }
+        if (!node.isTextual()) {
+            throw new InvalidMessageException("field '" + field + "' must be a string, got " + describe(node));
+        }
+        if (node.asText().isBlank()) {
+            throw new InvalidMessageException("field '" + field + "' must not be blank");
+        }
+        return node.asText();
+    }
+
+    private static String optionalString(JsonNode root, String field) {
+        JsonNode node = root.get(field);
+        if (node == null || node.isNull()) {
+            return null;
+        }
+        return requiredString(root, field);
+    }
+
+    private static Long sequence(JsonNode root) {
+        JsonNode node = root.get("sequence");
+        if (node == null || node.isNull()) {
+            return null;
+        }
+        if (!node.isIntegralNumber() || !node.canConvertToLong() || node.asLong() < 1) {
+            throw new InvalidMessageException(
+                    "field 'sequence' must be a positive 64-bit integer, got " + describe(node));
+        }
+        return node.asLong();
+    }
+
+    private static Instant occurredAt(JsonNode root) {
+        String text = optionalString(root, "occurredAt");
+        if (text == null) {
+            return null;
+        }
+        try {
+            return Instant.parse(text);
+        } catch (DateTimeParseException e) {
+            throw new InvalidMessageException(
+                    "field 'occurredAt' must be an ISO-8601 instant such as 2026-12-02T10:00:00Z, got '" + text + "'");
+        }
+    }
+
+    private ObjectNode payload(JsonNode root) {
+        JsonNode node = root.get("payload");
+        if (node == null || node.isNull()) {
+            return mapper.createObjectNode();
+        }
+        if (!node.isObject()) {
+            throw new InvalidMessageException("field 'payload' must be a JSON object, got " + describe(node));
+        }
+        return (ObjectNode) node;
+    }
+
+    private String hash(JsonNode root) {
+        try {
+            return sha256(mapper.writeValueAsBytes(mapper.treeToValue(root, Object.class)));
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException("cannot hash a parsed body", e);
+        }
+    }
+
+    /** SHA-256 of a body as it came, for bodies that never parsed. */
+    public static String rawHash(String body) {
+        return sha256((body == null ? "" : body).getBytes(StandardCharsets.UTF_8));
+    }
+
+    private static String sha256(byte[] bytes) {
+        try {
+            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(bytes));
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-256 is missing from this JVM", e);
+        }
+    }
+
+    private static String describe(JsonNode node) {
+        if (node == null || node.isMissingNode()) {
+            return "nothing";
+        }
+        String text = node.toString();
+        String shown = text.length() > 60 ? text.substring(0, 60) + "…" : text;
+        return node.getNodeType().name().toLowerCase() + " " + shown;
+    }
+}

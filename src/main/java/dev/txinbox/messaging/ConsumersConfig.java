@@ -1,0 +1,40 @@
+package dev.txinbox.messaging;
+
+import java.time.Duration;
+import java.util.Map;
+
+import io.smallrye.config.ConfigMapping;
+import io.smallrye.config.WithDefault;
+import io.smallrye.config.WithParentName;
+
+/**
+ * Per-consumer transport settings, {@code txinbox.consumers.<consumer>.*}. The SQS channel itself is
+ * configured as {@code mp.messaging.incoming.<consumer>.*}.
+ */
+@ConfigMapping(prefix = "txinbox.consumers")
+public interface ConsumersConfig {
+
+    @WithParentName
+    Map<String, Consumer> consumers();
+
+    interface Consumer {
+
+        /** Source queue name (the channel's {@code queue}). */
+        String queue();
+
+        /** Dead-letter queue name: malformed messages are copied here with the reason. */
+        String dlq();
+
+        /** Message groups processed at the same time (worker threads); one group is never processed in parallel. */
+        @WithDefault("4")
+        int parallelism();
+
+        /** Messages accepted from the channel but not finished, at most; beyond it, fetching waits. */
+        @WithDefault("40")
+        int maxInFlight();
+
+        /** The queue's visibility timeout: bounds how long a failed message holds back its group. */
+        @WithDefault("30s")
+        Duration visibilityTimeout();
+    }
+}

@@ -1,0 +1,33 @@
+package dev.txinbox.messaging;
+
+import java.util.List;
+
+import jakarta.enterprise.context.ApplicationScoped;
+
+import io.smallrye.common.annotation.Identifier;
+import io.smallrye.reactive.messaging.aws.sqs.SqsReceiveMessageRequestCustomizer;
+import software.amazon.awssdk.services.sqs.model.MessageSystemAttributeName;
+import software.amazon.awssdk.services.sqs.model.ReceiveMessageRequest;
+
+/**
+ * Shapes every receive of txinbox's channels ({@code receive.request.customizer=txinbox}).
+ * <ul>
+ * <li>The connector asks for no system attributes; the inbox needs MessageGroupId, SequenceNumber,
+ * ApproximateReceiveCount, SentTimestamp and ApproximateFirstReceiveTimestamp.</li>
+ * <li>It does ask for the {@code _classname} attribute, and when a producer sets one it deserialises the
+ * body into that class while emitting: an unknown class name ends the channel. Asking only for the
+ * attributes txinbox reads means no producer can do that.</li>
+ * </ul>
+ */
+@ApplicationScoped
+@Identifier(ReceiveRequestCustomizer.ID)
+public class ReceiveRequestCustomizer implements SqsReceiveMessageRequestCustomizer {
+
+    public static final String ID = "txinbox";
+
+    @Override
+    public void customize(ReceiveMessageRequest.Builder builder) {
+        builder.messageSystemAttributeNames(MessageSystemAttributeName.ALL)
+                .messageAttributeNames(List.of(SqsDelivery.EVENT_ID_ATTRIBUTE));
+    }
+}

@@ -1,0 +1,137 @@
+package dev.txinbox.messaging;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+import jakarta.enterprise.context.ApplicationScoped;
+
+import org.jboss.logging.Logger;
+
+import dev.txinbox.ops.InboxMetrics;
+import software.amazon.awssdk.services.sqs.SqsAsyncClient;
+import software.amazon.awssdk.services.sqs.model.MessageAttributeValue;
+
+/**
+ * The SQS calls txinbox makes itself, beside the connector's receives. Deleting and releasing never
+ * throw: a failed delete only means the message comes back, and the inbox recognises it then.
+ */
+@ApplicationScoped
+public class SqsQueues {
+
+    private static final Logger LOG = Logger.getLogger(SqsQueues.class);
+    private static final Duration CALL_TIMEOUT = Duration.ofSeconds(30);
+    private static final int MAX_ATTRIBUTE_LENGTH = 4000;
+
+    private final SqsAsyncClient client;
+    private final InboxMetrics metrics;
+    private final Map<String, String> urls = new ConcurrentHashMap<>();
+
+    public SqsQueues(SqsAsyncClient client, InboxMetrics metrics) {
+        this.client = client;
+        this.metrics = metrics;
+    }
+
+    public String url(String queue) {
+        String url = urls.get(queue);
+        if (url == null) {
+            url = await(client.getQueueUrl(r -> r.queueName(queue))).queueUrl();
+            urls.put(queue, url);
+        }
+        return url;
+    }
+
+    /** Deletes a processed message; returns false (and logs) if SQS refused, e.g. a stale receipt handle. */
+    boolean delete(String consumer, SqsDelivery delivery) {
+        try {
+            await(client.deleteMessage(r -> r.queueUrl(url(delivery.queue())).receiptHandle(delivery.receiptHandle())));
+            return true;
+        } catch (RuntimeException e) {
+            metrics.ackFailed(consumer);
+            LOG.warnf("could not delete message %s from %s after its outcome was committed (%s); it will be"
+                    + " redelivered and recognised as a duplicate", delivery.messageId(), delivery.queue(), rootMessage(e));
+            return false;
+        }
+    }
+
+    /** Makes a message visible again after {@code delay}; false (and logged) if SQS refused. */
+    boolean release(String consumer, SqsDelivery delivery, Duration delay) {
+        try {
+            await(client.changeMessageVisibility(r -> r.queueUrl(url(delivery.queue()))
+                    .receiptHandle(delivery.receiptHandle()).visibilityTimeout((int) delay.toSeconds())));
+            return true;
+        } catch (RuntimeException e) {
+            metrics.ackFailed(consumer);
+            LOG.warnf("could not change the visibility of message %s in %s (%s); it comes back after its"
+                    + " visibility timeout instead", delivery.messageId(), delivery.queue(), rootMessage(e));
+            return false;
+        }
+    }
+
+    /**
+     * Copies a message to a dead-letter queue: same body, same group, the reason in attributes. Throws
+     * if SQS did not accept it, so that the caller keeps the original.
+     */
+    void deadLetter(String deadLetterQueue, String consumer, SqsDelivery delivery, String reason) {
+        Map<String, MessageAttributeValue> attributes = new HashMap<>();
+        put(attributes, "txinbox-reason", reason);
+        put(attributes, "txinbox-consumer", consumer);
+        put(attributes, "txinbox-source-queue", delivery.queue());
+        put(attributes, "txinbox-source-message-id", delivery.messageId());
+        put(attributes, "txinbox-receive-count", Integer.toString(delivery.receiveCount()));
+        put(attributes, "txinbox-dead-lettered-at", Instant.now().toString());
+        if (delivery.firstReceivedAt() != null) {
+            put(attributes, "txinbox-first-received-at", delivery.firstReceivedAt().toString());
+        }
+        if (delivery.eventIdAttribute() != null) {
+            put(attributes, SqsDelivery.EVENT_ID_ATTRIBUTE, delivery.eventIdAttribute());
+        }
+        String body = delivery.message().body();
+        await(client.sendMessage(r -> {
+            r.queueUrl(url(deadLetterQueue)).messageBody(body == null || body.isEmpty() ? " " : body)
+                    .messageAttributes(attributes);
+            if (deadLetterQueue.endsWith(".fifo")) {
+                // The source message id as dedup id: a second copy after a crash in between is dropped by SQS.
+                r.messageGroupId(delivery.groupId() != null ? delivery.groupId() : "dead-letters")
+                        .messageDeduplicationId(delivery.messageId());
+            }
+        }));
+    }
+
+    private static void put(Map<String, MessageAttributeValue> attributes, String name, String value) {
+        if (value == null || value.isEmpty()) {
+            return;
+        }
+        String bounded = value.length() > MAX_ATTRIBUTE_LENGTH ? value.substring(0, MAX_ATTRIBUTE_LENGTH) + "…" : value;
+        attributes.put(name, MessageAttributeValue.builder().dataType("String").stringValue(bounded).build());
+    }
+
+    private static <T> T await(CompletableFuture<T> call) {
+        try {
+            return call.get(CALL_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            call.cancel(true);
+            throw new IllegalStateException("interrupted while calling SQS", e);
+        } catch (TimeoutException e) {
+            call.cancel(true);
+            throw new IllegalStateException("SQS did not answer within " + CALL_TIMEOUT.toSeconds() + " s", e);
+        } catch (ExecutionException e) {
+            throw e.getCause() instanceof RuntimeException re ? re : new IllegalStateException(e.getCause());
+        }
+    }
+
+    static String rootMessage(Throwable e) {
+        Throwable root = e;
+        while (root.getCause() != null && root.getCause() != root) {
+            root = root.getCause();
+        }
+        return root.getClass().getSimpleName() + ": " + root.getMessage();
+    }
+}

@@ -1,0 +1,46 @@
+package dev.txinbox.ops;
+
+import java.time.Duration;
+
+import jakarta.enterprise.context.ApplicationScoped;
+
+import dev.txinbox.inbox.Outcome;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+
+/** The inbox's Prometheus metrics (CONTRACT §5), tagged by consumer. */
+@ApplicationScoped
+public class InboxMetrics {
+
+    private final MeterRegistry registry;
+
+    public InboxMetrics(MeterRegistry registry) {
+        this.registry = registry;
+    }
+
+    /** {@code txinbox_messages_total{consumer,outcome}} and {@code txinbox_processing_seconds}. */
+    public void record(String consumer, Outcome outcome, Duration took) {
+        Counter.builder("txinbox.messages")
+                .description("Received messages by final outcome")
+                .tags("consumer", consumer, "outcome", outcome.label())
+                .register(registry).increment();
+        Timer.builder("txinbox.processing")
+                .description("Time from taking a message to settling it with the broker")
+                .tags("consumer", consumer, "outcome", outcome.label())
+                .publishPercentileHistogram()
+                .register(registry).record(took);
+    }
+
+    /** Messages released unprocessed so as not to overtake a failed message of their group. */
+    public void heldBack(String consumer) {
+        Counter.builder("txinbox.held.back").description("Messages released behind a failed message of their group")
+                .tag("consumer", consumer).register(registry).increment();
+    }
+
+    /** Deletes or visibility changes SQS refused (the message comes back and is deduplicated). */
+    public void ackFailed(String consumer) {
+        Counter.builder("txinbox.ack.failures").description("Delete or visibility calls refused by SQS")
+                .tag("consumer", consumer).register(registry).increment();
+    }
+}

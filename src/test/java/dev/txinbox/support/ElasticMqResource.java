@@ -1,0 +1,73 @@
+package dev.txinbox.support;
+
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.util.Map;
+
+import org.elasticmq.NodeAddress;
+import org.elasticmq.rest.sqs.SQSRestServer;
+import org.elasticmq.rest.sqs.SQSRestServerBuilder;
+
+import io.quarkus.test.common.QuarkusTestResourceLifecycleManager;
+
+/**
+ * A real SQS-compatible broker (ElasticMQ) inside the test JVM, with the service's queues and those of
+ * the test-only {@code ledger} consumer. The service reaches it through the Quarkus SQS client, as it
+ * would reach AWS.
+ */
+public class ElasticMqResource implements QuarkusTestResourceLifecycleManager {
+
+    /** Short, so that the slow-handler scenario outlives it quickly. */
+    public static final int LEDGER_VISIBILITY_SECONDS = 3;
+    /** The broker's own redrive, a safety net above txinbox's attempt limit. */
+    public static final int MAX_RECEIVE_COUNT = 10;
+
+    private SQSRestServer server;
+
+    @Override
+    public Map<String, String> start() {
+        int port = freePort();
+        server = SQSRestServerBuilder.withInterface("127.0.0.1").withPort(port)
+                .withServerAddress(new NodeAddress("http", "127.0.0.1", port, ""))
+                .withAWSRegion("eu-west-1").withAWSAccountId("000000000000").start();
+        server.waitUntilStarted();
+        String endpoint = "http://127.0.0.1:" + port;
+        try (TestQueues queues = new TestQueues(endpoint)) {
+            queues.createFifo("orders-dlq.fifo", 30, null);
+            queues.createFifo("orders.fifo", 5, "orders-dlq.fifo");
+            queues.createFifo("ledger-dlq.fifo", 30, null);
+            queues.createFifo("ledger.fifo", LEDGER_VISIBILITY_SECONDS, "ledger-dlq.fifo");
+        }
+        return Map.ofEntries(
+                Map.entry("quarkus.sqs.endpoint-override", endpoint),
+                Map.entry("txinbox.test.sqs-endpoint", endpoint),
+                // The test-only second consumer: configuration plus one class (LedgerConsumer).
+                Map.entry("txinbox.consumers.ledger.queue", "ledger.fifo"),
+                Map.entry("txinbox.consumers.ledger.dlq", "ledger-dlq.fifo"),
+                Map.entry("txinbox.consumers.ledger.parallelism", "4"),
+                Map.entry("txinbox.consumers.ledger.visibility-timeout", LEDGER_VISIBILITY_SECONDS + "s"),
+                Map.entry("mp.messaging.incoming.ledger.connector", "smallrye-sqs"),
+                Map.entry("mp.messaging.incoming.ledger.queue", "ledger.fifo"),
+                Map.entry("mp.messaging.incoming.ledger.max-number-of-messages", "10"),
+                Map.entry("mp.messaging.incoming.ledger.wait-time-seconds", "1"),
+                Map.entry("mp.messaging.incoming.ledger.ack-strategy", "ignore"),
+                Map.entry("mp.messaging.incoming.ledger.failure-strategy", "ignore"),
+                Map.entry("mp.messaging.incoming.ledger.receive.request.customizer", "txinbox"),
+                Map.entry("mp.messaging.incoming.orders.wait-time-seconds", "1"));
+    }
+
+    @Override
+    public void stop() {
+        if (server != null) {
+            server.stopAndWait();
+        }
+    }
+
+    private static int freePort() {
+        try (ServerSocket socket = new ServerSocket(0)) {
+            return socket.getLocalPort();
+        } catch (IOException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+}

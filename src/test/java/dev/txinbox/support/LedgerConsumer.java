@@ -1,0 +1,87 @@
+package dev.txinbox.support;
+
+import java.time.Instant;
+import java.util.Map;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.persistence.EntityManager;
+
+import org.eclipse.microprofile.reactive.messaging.Incoming;
+import org.eclipse.microprofile.reactive.messaging.Message;
+
+import dev.txinbox.inbox.HandlerResult;
+import dev.txinbox.inbox.InboxEvent;
+import dev.txinbox.inbox.InboxHandler;
+import dev.txinbox.inbox.InvalidMessageException;
+import dev.txinbox.messaging.SqsInboxReceiver;
+
+/**
+ * A second consumer, "ledger", living only in the tests: the whole of it is this class plus the
+ * configuration in {@link ElasticMqResource}. Its payload scripts its behaviour:
+ * {@code failTimes} (throw after writing, on the first N attempts), {@code sleepMs} (work slowly),
+ * {@code reject} (a business rejection).
+ */
+@ApplicationScoped
+public class LedgerConsumer implements InboxHandler {
+
+    public static final String CONSUMER = "ledger";
+
+    private final EntityManager entityManager;
+    private final SqsInboxReceiver receiver;
+    private final Map<String, AtomicInteger> attempts = new ConcurrentHashMap<>();
+
+    public LedgerConsumer(EntityManager entityManager, SqsInboxReceiver receiver) {
+        this.entityManager = entityManager;
+        this.receiver = receiver;
+    }
+
+    @Incoming(CONSUMER)
+    public CompletionStage<Void> receive(Message<String> message) {
+        return receiver.accept(CONSUMER, message);
+    }
+
+    @Override
+    public String consumer() {
+        return CONSUMER;
+    }
+
+    @Override
+    public void validate(InboxEvent event) {
+        if (!"ENTRY".equals(event.type())) {
+            throw new InvalidMessageException("unknown event type '" + event.type() + "' for consumer ledger");
+        }
+    }
+
+    @Override
+    public HandlerResult apply(InboxEvent event) {
+        if (event.payload().path("reject").asBoolean(false)) {
+            return HandlerResult.rejected("rejected on request");
+        }
+        entityManager.createNativeQuery(
+                "insert into ledger_entries (event_id, group_key, sequence_no) values (?1, ?2, ?3)")
+                .setParameter(1, event.eventId())
+                .setParameter(2, event.aggregateId() == null ? "" : event.aggregateId())
+                .setParameter(3, event.sequence() == null ? 0L : event.sequence())
+                .executeUpdate();
+        sleep(event.payload().path("sleepMs").asLong(0));
+        int attempt = attempts.computeIfAbsent(event.eventId(), id -> new AtomicInteger()).incrementAndGet();
+        if (attempt <= event.payload().path("failTimes").asInt(0)) {
+            throw new IllegalStateException("scripted failure " + attempt + " of event " + event.eventId());
+        }
+        entityManager.createNativeQuery("update ledger_entries set finished_at = ?1 where event_id = ?2")
+                .setParameter(1, Instant.now()).setParameter(2, event.eventId()).executeUpdate();
+        return HandlerResult.success();
+    }
+
+    private static void sleep(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+}
