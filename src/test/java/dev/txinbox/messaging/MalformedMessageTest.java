@@ -1,0 +1,94 @@
+package dev.txinbox.messaging;
+
+import static dev.txinbox.support.Events.created;
+import static dev.txinbox.support.Events.event;
+import static dev.txinbox.support.Events.unique;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.api.Test;
+
+import dev.txinbox.support.Metrics;
+import dev.txinbox.support.ServiceTest;
+import io.quarkus.test.junit.QuarkusTest;
+import software.amazon.awssdk.services.sqs.model.Message;
+
+/**
+ * Bad input goes to the dead-letter queue at once, with a reason an operator can act on, and blocks
+ * neither its group nor the channel.
+ */
+@QuarkusTest
+class MalformedMessageTest extends ServiceTest {
+
+    private final List<Message> deadLetters = new ArrayList<>();
+
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', value = {
+            "not JSON              | {\"eventId\": \"%s\", oops                                   | body is not valid JSON",
+            "missing eventId       | {\"type\":\"ORDER_CREATED\",\"aggregateId\":\"%s\",\"payload\":{}} | field 'eventId' is missing",
+            "unknown type          | {\"eventId\":\"%s\",\"type\":\"ORDER_EXPLODED\",\"aggregateId\":\"o\"} | unknown event type 'ORDER_EXPLODED'",
+            "negative amount       | {\"eventId\":\"%s\",\"type\":\"ORDER_PAID\",\"aggregateId\":\"o\",\"payload\":{\"amount\":-5,\"currency\":\"EUR\"}} | field 'payload.amount' must be a positive integer",
+            "sequence not a number | {\"eventId\":\"%s\",\"type\":\"ORDER_PAID\",\"aggregateId\":\"o\",\"sequence\":\"two\"} | field 'sequence' must be a positive 64-bit integer",
+    })
+    void badInputIsDeadLetteredWithItsReasonAndTheGroupMovesOn(String name, String bodyTemplate, String reason) {
+        String group = unique("ord"), bad = unique("bad"), good = unique("evt");
+        double before = Metrics.outcomes("orders", "dead_lettered");
+        String sqsId = queues.send("orders.fifo", group, bodyTemplate.formatted(bad));
+        queues.send("orders.fifo", group, created(good, group, null, 100));
+
+        eventually().until(() -> "PROCESSED".equals(db.inboxStatus("orders", good)));
+        Message copy = deadLetter(sqsId);
+        assertEquals(bodyTemplate.formatted(bad), copy.body());
+        assertEquals(group, copy.attributes().get(software.amazon.awssdk.services.sqs.model.MessageSystemAttributeName.MESSAGE_GROUP_ID));
+        String recorded = copy.messageAttributes().get("txinbox-reason").stringValue();
+        assertTrue(recorded.contains(reason), recorded);
+        assertEquals("orders", copy.messageAttributes().get("txinbox-consumer").stringValue());
+        assertNotNull(copy.messageAttributes().get("txinbox-first-received-at"));
+
+        Map<String, Object> entry = db.row("select status, error_text from inbox_messages where consumer_name = 'orders'"
+                + " and source_message_id = ?", sqsId);
+        assertEquals("DEAD", entry.get("status"));
+        assertTrue(((String) entry.get("error_text")).contains(reason));
+        eventually().until(() -> Metrics.outcomes("orders", "dead_lettered") >= before + 1);
+        eventually().until(() -> queues.depth("orders.fifo") == 0);
+    }
+
+    @Test
+    void aProducersClassNameAttributeCannotEndTheChannel() {
+        // The connector deserialises into any class named by a "_classname" attribute, and an unknown
+        // name ends the channel. txinbox never asks SQS for that attribute.
+        String group = unique("ord"), first = unique("evt"), second = unique("evt");
+        queues.send("orders.fifo", group, created(first, group, null, 100), Map.of("_classname", "does.not.Exist"));
+        queues.send("orders.fifo", unique("ord"), created(second, unique("x"), null, 100));
+        eventually().until(() -> "PROCESSED".equals(db.inboxStatus("orders", first)));
+        eventually().until(() -> "PROCESSED".equals(db.inboxStatus("orders", second)));
+    }
+
+    @Test
+    void theEventIdMayComeAsAMessageAttribute() {
+        String group = unique("ord"), eventId = unique("evt");
+        String body = event("ignored", "ORDER_CREATED", group, null,
+                "{\"customerId\":\"c\",\"amount\":1,\"currency\":\"EUR\"}").replace("\"eventId\":\"ignored\",", "");
+        queues.send("orders.fifo", group, body, Map.of("event-id", eventId));
+        eventually().until(() -> "PROCESSED".equals(db.inboxStatus("orders", eventId)));
+    }
+
+    private Message deadLetter(String sourceMessageId) {
+        eventually().until(() -> find(sourceMessageId).isPresent());
+        return find(sourceMessageId).orElseThrow();
+    }
+
+    private Optional<Message> find(String sourceMessageId) {
+        deadLetters.addAll(queues.drain("orders-dlq.fifo"));
+        return deadLetters.stream().filter(m -> sourceMessageId.equals(
+                m.messageAttributes().get("txinbox-source-message-id").stringValue())).findFirst();
+    }
+}
