@@ -13,6 +13,7 @@ import java.util.Map;
 
 import org.junit.jupiter.api.Test;
 
+import dev.txinbox.support.Metrics;
 import dev.txinbox.support.ServiceTest;
 import io.quarkus.test.junit.QuarkusTest;
 
@@ -24,6 +25,7 @@ class OrderStreamTest extends ServiceTest {
     void anOrderLifecycleIsAppliedAndTheQueueEmpties() {
         String order = unique("ord");
         String e1 = unique("evt"), e2 = unique("evt"), e3 = unique("evt");
+        double processed = Metrics.outcomes("orders", "processed");
         queues.send("orders.fifo", order, created(e1, order, 1L, 4999));
         queues.send("orders.fifo", order, paid(e2, order, 2L, 4999));
         queues.send("orders.fifo", order, shipped(e3, order, 3L));
@@ -38,6 +40,7 @@ class OrderStreamTest extends ServiceTest {
         assertEquals(1, db.count("select count(*) from payment_audit where order_id = ? and message_id = ?", order, e2));
         assertEquals(3L, db.count("select last_sequence from stream_state where consumer_name = 'orders' and aggregate_id = ?", order));
         eventually().until(() -> queues.depth("orders.fifo") == 0);
+        eventually().until(() -> Metrics.outcomes("orders", "processed") >= processed + 3);
     }
 
     @Test

@@ -13,6 +13,7 @@ import org.junit.jupiter.api.BeforeEach;
 import io.quarkus.test.common.QuarkusTestResource;
 
 /** Base of the scenario tests: the running service, its database and the broker. */
+@QuarkusTestResource(PostgresDatabaseResource.class)
 @QuarkusTestResource(ElasticMqResource.class)
 public abstract class ServiceTest {
 
