@@ -1,5 +1,7 @@
 package dev.txinbox.inbox;
 
+import java.net.ConnectException;
+import java.sql.SQLException;
 import java.time.Duration;
 import java.util.concurrent.ThreadLocalRandom;
 
@@ -8,25 +10,25 @@ import jakarta.enterprise.context.ApplicationScoped;
 /**
  * What a failure means, in one place:
  * <ul>
- * <li>{@link InvalidMessageException} anywhere in the cause chain is permanent: the message goes to
- * the dead-letter queue at once;</li>
- * <li>everything else (database down, timeouts, bugs) is transient: the transaction rolls back and the
- * message comes back after {@link #retryDelay}, an exponential backoff with jitter.</li>
+ * <li><b>permanent</b>: {@link InvalidMessageException} anywhere in the cause chain. The message can
+ * never succeed: dead-letter it at once.</li>
+ * <li><b>outage</b>: the database is unreachable (connection refused or lost, no connection to be had).
+ * It says nothing about the message, so no attempt is counted; consumption should pause until the
+ * database answers again instead of cycling messages.</li>
+ * <li><b>transient</b>: everything else (a timeout, a deadlock, a bug). Rolled back, counted as an
+ * attempt, retried after {@link #retryDelay}; after {@link RetrySettings#maxAttempts()} attempts
+ * the message is dead-lettered.</li>
  * </ul>
  */
 @ApplicationScoped
 public class FailurePolicy {
 
     static final int MAX_ERROR_LENGTH = 2000;
-
-    private final RetryConfig config;
-
-    public FailurePolicy(RetryConfig config) {
-        this.config = config;
-    }
+    /** How long a message waits when the database is down: it is not the message's fault. */
+    public static final Duration OUTAGE_DELAY = Duration.ofSeconds(5);
 
     public boolean isPermanent(Throwable failure) {
-        for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
+        for (Throwable t = failure; t != null; t = next(t)) {
             if (t instanceof InvalidMessageException) {
                 return true;
             }
@@ -34,14 +36,38 @@ public class FailurePolicy {
         return false;
     }
 
+    public boolean isOutage(Throwable failure) {
+        for (Throwable t = failure; t != null; t = next(t)) {
+            if (t instanceof ConnectException) {
+                return true;
+            }
+            if (t instanceof SQLException sql) {
+                String state = sql.getSQLState();
+                // 08: connection exception; 57P01-03: server shutting down or starting; 53300: too many connections
+                if (state != null && (state.startsWith("08") || state.startsWith("57P") || state.equals("53300"))) {
+                    return true;
+                }
+                String message = String.valueOf(sql.getMessage());
+                if (message.contains("Acquisition timeout") || message.contains("This connection has been closed")) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
+    public boolean exhausted(int attempts, RetrySettings settings) {
+        return attempts >= settings.maxAttempts();
+    }
+
     /**
-     * The delay before attempt {@code attempt + 1}: base·2^(attempt-1), capped, with "equal jitter"
+     * The delay after failed attempt {@code attempt}: base·2^(attempt-1), capped, with "equal jitter"
      * (half fixed, half random) so that a burst of failures does not come back as a burst. Whole
      * seconds, at least one: SQS visibility has one-second resolution and zero would be a hot loop.
      */
-    public Duration retryDelay(int attempt) {
-        long baseMillis = config.base().toMillis();
-        long capMillis = config.cap().toMillis();
+    public Duration retryDelay(int attempt, RetrySettings settings) {
+        long baseMillis = settings.base().toMillis();
+        long capMillis = settings.cap().toMillis();
         int exponent = Math.min(Math.max(attempt, 1) - 1, 30);
         long delay = Math.min(capMillis, baseMillis * (1L << exponent));
         long jittered = delay / 2 + ThreadLocalRandom.current().nextLong(delay / 2 + 1);
@@ -51,10 +77,15 @@ public class FailurePolicy {
     /** The error as an operator reads it: the root cause's class and message, bounded. */
     public String describe(Throwable failure) {
         Throwable root = failure;
-        while (root.getCause() != null && root.getCause() != root) {
-            root = root.getCause();
+        while (next(root) != null) {
+            root = next(root);
         }
         String text = root == failure ? failure.toString() : failure.getClass().getName() + ": " + root;
         return text.length() > MAX_ERROR_LENGTH ? text.substring(0, MAX_ERROR_LENGTH) + "…" : text;
+    }
+
+    private static Throwable next(Throwable t) {
+        Throwable cause = t.getCause();
+        return cause == t ? null : cause;
     }
 }

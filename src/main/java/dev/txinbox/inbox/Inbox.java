@@ -1,9 +1,11 @@
 package dev.txinbox.inbox;
 
+import java.time.Duration;
 import java.time.Instant;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicReference;
 
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Any;
@@ -53,10 +55,11 @@ public class Inbox {
 
     /**
      * Runs one message through the inbox. Never throws for a message's sake: failures come back as
-     * {@link Outcome#RETRIED} (transient) or {@link Outcome#DEAD_LETTERED} (permanent, not yet recorded:
-     * the transport first copies the message to its dead-letter queue, then calls {@link #recordDeadLetter}).
+     * {@link Outcome#RETRIED} (transient, attempt recorded, or a database outage) or
+     * {@link Outcome#DEAD_LETTERED} (permanent, or out of attempts; not yet recorded as DEAD: the
+     * transport first copies the message to its dead-letter queue, then calls {@link #recordDeadLetter}).
      */
-    public InboxResult receive(IncomingMessage message) {
+    public InboxResult receive(IncomingMessage message, RetrySettings retry) {
         InboxHandler handler = handler(message.consumer());
         InboxEvent event;
         try {
@@ -69,11 +72,38 @@ public class Inbox {
         try {
             return QuarkusTransaction.requiringNew().call(() -> process(handler, message, event));
         } catch (RuntimeException e) {
-            if (failurePolicy.isPermanent(e)) {
-                return InboxResult.of(Outcome.DEAD_LETTERED, event.eventId(), failurePolicy.describe(e));
-            }
-            return new InboxResult(Outcome.RETRIED, event.eventId(), failurePolicy.describe(e), e);
+            return failed(message, event, e, retry);
         }
+    }
+
+    /** Decides what a failed transaction means and records the attempt (outside the rolled-back one). */
+    private InboxResult failed(IncomingMessage message, InboxEvent event, RuntimeException failure,
+            RetrySettings retry) {
+        String error = failurePolicy.describe(failure);
+        if (failurePolicy.isPermanent(failure)) {
+            return InboxResult.of(Outcome.DEAD_LETTERED, event.eventId(), error);
+        }
+        if (failurePolicy.isOutage(failure)) {
+            return InboxResult.outage(event.eventId(), error, FailurePolicy.OUTAGE_DELAY);
+        }
+        AtomicReference<Duration> delay = new AtomicReference<>();
+        Optional<Integer> attempts;
+        try {
+            attempts = QuarkusTransaction.requiringNew().call(() -> repository.recordFailure(message, event, error,
+                    attempt -> delay.updateAndGet(d -> failurePolicy.retryDelay(attempt, retry))));
+        } catch (RuntimeException e) {
+            // The failure cannot even be recorded: treat it as an outage, counting no attempt.
+            return InboxResult.outage(event.eventId(), error + "; recording the attempt failed too: "
+                    + failurePolicy.describe(e), FailurePolicy.OUTAGE_DELAY);
+        }
+        if (attempts.isEmpty()) {
+            return InboxResult.of(Outcome.DUPLICATE, event.eventId(), "processed by another delivery meanwhile");
+        }
+        if (failurePolicy.exhausted(attempts.get(), retry)) {
+            return new InboxResult(Outcome.DEAD_LETTERED, event.eventId(),
+                    "gave up after " + attempts.get() + " attempts: " + error, attempts.get(), null, false);
+        }
+        return InboxResult.retry(event.eventId(), error, attempts.get(), delay.get());
     }
 
     /**
@@ -84,18 +114,33 @@ public class Inbox {
         String recordId = eventId != null ? eventId
                 : "unparsed:" + (message.source().messageId() != null ? message.source().messageId()
                         : EventParser.rawHash(message.body()));
-        QuarkusTransaction.requiringNew().run(() -> repository.recordDead(message, recordId, reason));
+        InboxEvent event = parsedOrNull(message);
+        QuarkusTransaction.requiringNew().run(() -> repository.recordDead(message, recordId, event, reason));
+    }
+
+    /** A round trip to the database; throws while it is unreachable. */
+    public void ping() {
+        QuarkusTransaction.requiringNew().run(repository::ping);
+    }
+
+    private InboxEvent parsedOrNull(IncomingMessage message) {
+        try {
+            return parser.parse(message.body(), message.eventIdAttribute());
+        } catch (InvalidMessageException e) {
+            return null;
+        }
     }
 
     private InboxResult process(InboxHandler handler, IncomingMessage message, InboxEvent event) {
         String consumer = message.consumer();
-        Optional<Long> claimed = repository.claim(message, event);
+        Optional<InboxRepository.Claim> claimed = repository.claim(message, event);
         if (claimed.isEmpty()) {
             return alreadyRecorded(consumer, event);
         }
-        long id = claimed.get();
+        long id = claimed.get().id();
+        int attempt = claimed.get().attempt();
         if (!event.ordered()) {
-            return applyClaimed(handler, id, event);
+            return applyClaimed(handler, id, event, attempt);
         }
         long last = streams.lock(consumer, event.aggregateId());
         return switch (OrderingRule.decide(last, event.sequence())) {
@@ -109,7 +154,7 @@ public class Inbox {
                 yield InboxResult.of(Outcome.PARKED, event.eventId(), "waiting for sequence " + (last + 1));
             }
             case APPLY -> {
-                InboxResult result = applyClaimed(handler, id, event);
+                InboxResult result = applyClaimed(handler, id, event, attempt);
                 streams.advance(consumer, event.aggregateId(),
                         drainParked(handler, consumer, event.aggregateId(), event.sequence()));
                 yield result;
@@ -117,13 +162,13 @@ public class Inbox {
         };
     }
 
-    private InboxResult applyClaimed(InboxHandler handler, long id, InboxEvent event) {
+    private InboxResult applyClaimed(InboxHandler handler, long id, InboxEvent event, int attempt) {
         HandlerResult result = handler.apply(event);
         if (result.applied()) {
-            return InboxResult.of(Outcome.PROCESSED, event.eventId(), null);
+            return new InboxResult(Outcome.PROCESSED, event.eventId(), null, attempt, null, false);
         }
         repository.finish(id, InboxStatus.REJECTED, result.reason());
-        return InboxResult.of(Outcome.REJECTED, event.eventId(), result.reason());
+        return new InboxResult(Outcome.REJECTED, event.eventId(), result.reason(), attempt, null, false);
     }
 
     /**

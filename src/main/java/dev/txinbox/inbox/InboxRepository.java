@@ -1,11 +1,15 @@
 package dev.txinbox.inbox;
 
+import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.sql.Timestamp;
 import java.sql.Types;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;
+import java.util.function.IntFunction;
 
 import jakarta.enterprise.context.ApplicationScoped;
 
@@ -20,75 +24,105 @@ import io.quarkus.hibernate.orm.panache.PanacheRepositoryBase;
 @ApplicationScoped
 public class InboxRepository implements PanacheRepositoryBase<InboxMessage, Long> {
 
+    private static final String INSERT = """
+            insert into inbox_messages as m (consumer_name, message_id, status, event_type, aggregate_id,
+                sequence_number, payload_hash, body, source_queue, source_message_id, source_group_id,
+                source_sent_at, receive_count, attempt_count, error_text, received_at, processed_at)
+            values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, now(), %s)
+            on conflict (consumer_name, message_id) do update set
+                status = excluded.status, event_type = excluded.event_type, aggregate_id = excluded.aggregate_id,
+                sequence_number = excluded.sequence_number, payload_hash = excluded.payload_hash,
+                body = excluded.body, source_queue = excluded.source_queue,
+                source_message_id = excluded.source_message_id, source_group_id = excluded.source_group_id,
+                source_sent_at = excluded.source_sent_at, receive_count = excluded.receive_count,
+                error_text = excluded.error_text, processed_at = excluded.processed_at, next_attempt_at = null,
+                attempt_count = m.attempt_count + %s
+            where m.status in ('FAILED', 'DEAD')
+            returning id, attempt_count
+            """;
+
     /**
      * The claim: one statement, no select-then-insert. The unique (consumer_name, message_id) index
      * makes a second transaction with the same id wait for the first; once that commits, the second
      * finds the row taken and gets nothing back (a duplicate). A FAILED or DEAD row never took effect,
-     * so a redelivery or re-send takes it over. The provisional status is overwritten before commit
-     * whenever the outcome is not PROCESSED; nobody else can see it earlier.
+     * so a redelivery or re-send takes it over, counting one more attempt. The provisional status is
+     * overwritten before commit whenever the outcome is not PROCESSED; nobody else can see it earlier.
      */
-    private static final String CLAIM = """
-            insert into inbox_messages as m (consumer_name, message_id, status, event_type, aggregate_id,
-                sequence_number, payload_hash, body, attempt_count, received_at, processed_at,
-                source_queue, source_message_id, source_group_id, source_sent_at, receive_count)
-            values (?, ?, ?, ?, ?, ?, ?, ?, 1, now(), now(), ?, ?, ?, ?, ?)
-            on conflict (consumer_name, message_id) do update set
-                status = excluded.status, event_type = excluded.event_type, aggregate_id = excluded.aggregate_id,
-                sequence_number = excluded.sequence_number, payload_hash = excluded.payload_hash,
-                body = excluded.body, attempt_count = m.attempt_count + 1, error_text = null,
-                processed_at = now(), source_queue = excluded.source_queue,
-                source_message_id = excluded.source_message_id, source_group_id = excluded.source_group_id,
-                source_sent_at = excluded.source_sent_at, receive_count = excluded.receive_count
-            where m.status in ('FAILED', 'DEAD')
-            returning id
-            """;
+    private static final String CLAIM = INSERT.formatted("now()", "1");
+    /** A failed attempt, recorded in a transaction of its own after the business one rolled back. */
+    private static final String FAIL = INSERT.formatted("null", "1");
+    /** A dead letter: the message's copy is safe in the dead-letter queue. No attempt is added. */
+    private static final String DEAD = INSERT.formatted("now()", "0");
 
-    /** Claims {@code event} for {@code consumer}; empty when the id is already taken by a live row. */
-    public Optional<Long> claim(IncomingMessage message, InboxEvent event) {
-        return claim(message, event.eventId(), InboxStatus.PROCESSED, event.type(), event.aggregateId(),
-                event.sequence(), event.payloadHash(), event.body());
+    /** A claimed row: its id, and which attempt at the event this is (1 unless earlier ones failed). */
+    public record Claim(long id, int attempt) {
+    }
+
+    /** Claims {@code event}; empty when its id already belongs to a live row (not FAILED or DEAD). */
+    public Optional<Claim> claim(IncomingMessage message, InboxEvent event) {
+        return upsert(CLAIM, message, event.eventId(), InboxStatus.PROCESSED, event, null)
+                .map(r -> new Claim(r[0], (int) r[1]));
     }
 
     /**
-     * Records a message that could not be parsed or validated, as DEAD with its reason, unless its id
-     * already belongs to a live row (which stays untouched). Returns whether a row was written.
+     * Records a failed attempt as FAILED with its error, the time of the next attempt (asked of
+     * {@code nextAttemptIn} with the attempt number) and a line of history. Returns the attempts counted so far, or empty when the id meanwhile belongs to a live
+     * row (another delivery of the same event succeeded: this one is then a duplicate).
      */
-    public boolean recordDead(IncomingMessage message, String recordId, String reason) {
-        Optional<Long> id = claim(message, recordId, InboxStatus.DEAD, null, null, null,
-                EventParser.rawHash(message.body()),
-                message.body() == null ? "" : message.body());
-        id.ifPresent(rowId -> finish(rowId, InboxStatus.DEAD, reason));
-        return id.isPresent();
+    public Optional<Integer> recordFailure(IncomingMessage message, InboxEvent event, String error,
+            IntFunction<Duration> nextAttemptIn) {
+        Optional<long[]> row = upsert(FAIL, message, event.eventId(), InboxStatus.FAILED, event, error);
+        row.ifPresent(r -> session().doWork(connection -> {
+            update(connection, "update inbox_messages set next_attempt_at = now() + ? * interval '1 millisecond'"
+                    + " where id = ?", nextAttemptIn.apply((int) r[1]).toMillis(), r[0]);
+            try (PreparedStatement ps = connection.prepareStatement("insert into inbox_attempts (consumer_name,"
+                    + " message_id, attempt, error_text, source_message_id, receive_count) values (?, ?, ?, ?, ?, ?)")) {
+                ps.setString(1, message.consumer());
+                ps.setString(2, event.eventId());
+                ps.setInt(3, (int) r[1]);
+                ps.setString(4, error);
+                ps.setString(5, message.source().messageId());
+                setInteger(ps, 6, message.source().receiveCount());
+                ps.executeUpdate();
+            }
+        }));
+        return row.map(r -> (int) r[1]);
     }
 
-    private Optional<Long> claim(IncomingMessage message, String messageId, InboxStatus status, String type,
-            String aggregateId, Long sequence, String hash, String body) {
+    /**
+     * Records a dead-lettered message as DEAD with its reason, unless its id belongs to a live row
+     * (a valid copy was processed), which stays untouched. {@code event} is null for a body that never
+     * parsed. Returns whether a row was written.
+     */
+    public boolean recordDead(IncomingMessage message, String recordId, InboxEvent event, String reason) {
+        return upsert(DEAD, message, recordId, InboxStatus.DEAD, event, reason).isPresent();
+    }
+
+    private Optional<long[]> upsert(String sql, IncomingMessage message, String messageId, InboxStatus status,
+            InboxEvent event, String error) {
         MessageSource source = message.source();
         return session().doReturningWork(connection -> {
-            try (PreparedStatement ps = connection.prepareStatement(CLAIM)) {
+            try (PreparedStatement ps = connection.prepareStatement(sql)) {
                 ps.setString(1, message.consumer());
                 ps.setString(2, messageId);
                 ps.setString(3, status.name());
-                ps.setString(4, type);
-                ps.setString(5, aggregateId);
-                if (sequence == null) {
+                ps.setString(4, event == null ? null : event.type());
+                ps.setString(5, event == null ? null : event.aggregateId());
+                if (event == null || event.sequence() == null) {
                     ps.setNull(6, Types.BIGINT);
                 } else {
-                    ps.setLong(6, sequence);
+                    ps.setLong(6, event.sequence());
                 }
-                ps.setString(7, hash);
-                ps.setString(8, body);
+                ps.setString(7, event == null ? EventParser.rawHash(message.body()) : event.payloadHash());
+                ps.setString(8, message.body() == null ? "" : message.body());
                 ps.setString(9, source.queue());
                 ps.setString(10, source.messageId());
                 ps.setString(11, source.groupId());
                 ps.setTimestamp(12, source.sentAt() == null ? null : Timestamp.from(source.sentAt()));
-                if (source.receiveCount() == null) {
-                    ps.setNull(13, Types.INTEGER);
-                } else {
-                    ps.setInt(13, source.receiveCount());
-                }
+                setInteger(ps, 13, source.receiveCount());
+                ps.setString(14, error);
                 try (ResultSet rs = ps.executeQuery()) {
-                    return rs.next() ? Optional.of(rs.getLong(1)) : Optional.empty();
+                    return rs.next() ? Optional.of(new long[] { rs.getLong(1), rs.getLong(2) }) : Optional.empty();
                 }
             }
         });
@@ -96,16 +130,9 @@ public class InboxRepository implements PanacheRepositoryBase<InboxMessage, Long
 
     /** Sets the final status of a claimed row; PARKED rows are not finished yet, so get no processed_at. */
     public void finish(long id, InboxStatus status, String errorText) {
-        session().doWork(connection -> {
-            try (PreparedStatement ps = connection.prepareStatement(
-                    "update inbox_messages set status = ?, error_text = ?, processed_at = "
-                            + (status == InboxStatus.PARKED ? "null" : "now()") + " where id = ?")) {
-                ps.setString(1, status.name());
-                ps.setString(2, errorText);
-                ps.setLong(3, id);
-                ps.executeUpdate();
-            }
-        });
+        session().doWork(connection -> update(connection, "update inbox_messages set status = ?, error_text = ?,"
+                + " processed_at = " + (status == InboxStatus.PARKED ? "null" : "now()") + " where id = ?",
+                status.name(), errorText, id));
     }
 
     public Optional<InboxMessage> findEntry(String consumer, String messageId) {
@@ -127,6 +154,32 @@ public class InboxRepository implements PanacheRepositoryBase<InboxMessage, Long
                 + " and status = ?6 and sequenceNumber <= ?7",
                 InboxStatus.STALE, Instant.now(), "another event with this sequence was applied first",
                 consumer, aggregateId, InboxStatus.PARKED, lastSequence);
+    }
+
+    /** A round trip to the database, for telling an outage from its end. */
+    public void ping() {
+        session().doWork(connection -> {
+            try (PreparedStatement ps = connection.prepareStatement("select 1")) {
+                ps.executeQuery().close();
+            }
+        });
+    }
+
+    private static void update(Connection connection, String sql, Object... args) throws SQLException {
+        try (PreparedStatement ps = connection.prepareStatement(sql)) {
+            for (int i = 0; i < args.length; i++) {
+                ps.setObject(i + 1, args[i]);
+            }
+            ps.executeUpdate();
+        }
+    }
+
+    private static void setInteger(PreparedStatement ps, int index, Integer value) throws SQLException {
+        if (value == null) {
+            ps.setNull(index, Types.INTEGER);
+        } else {
+            ps.setInt(index, value);
+        }
     }
 
     private Session session() {

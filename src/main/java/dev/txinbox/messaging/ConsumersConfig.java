@@ -3,6 +3,8 @@ package dev.txinbox.messaging;
 import java.time.Duration;
 import java.util.Map;
 
+import dev.txinbox.inbox.RetrySettings;
+
 import io.smallrye.config.ConfigMapping;
 import io.smallrye.config.WithDefault;
 import io.smallrye.config.WithParentName;
@@ -36,5 +38,30 @@ public interface ConsumersConfig {
         /** The queue's visibility timeout: bounds how long a failed message holds back its group. */
         @WithDefault("30s")
         Duration visibilityTimeout();
+
+        /** Retries of transient failures. */
+        Retry retry();
+
+        default RetrySettings retrySettings() {
+            return new RetrySettings(retry().base(), retry().cap(), retry().maxAttempts());
+        }
+    }
+
+    interface Retry {
+
+        /** Delay before the second attempt; doubles with every further attempt (with jitter). */
+        @WithDefault("1s")
+        Duration base();
+
+        /** Longest delay between two attempts. */
+        @WithDefault("5m")
+        Duration cap();
+
+        /**
+         * Attempts in all before a message is dead-lettered. The queue's own maxReceiveCount must be
+         * higher, or SQS moves the message to its DLQ first, without txinbox's reason.
+         */
+        @WithDefault("5")
+        int maxAttempts();
     }
 }

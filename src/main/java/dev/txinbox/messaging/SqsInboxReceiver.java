@@ -43,11 +43,13 @@ public class SqsInboxReceiver {
     private final FailurePolicy failurePolicy;
     private final InboxMetrics metrics;
     private final ConsumersConfig config;
+    private final DatabaseGate databaseGate;
     private final Map<String, GroupDispatcher> dispatchers = new ConcurrentHashMap<>();
 
     public SqsInboxReceiver(Inbox inbox, SqsQueues queues, GroupFence fence, FailurePolicy failurePolicy,
-            InboxMetrics metrics, ConsumersConfig config) {
+            InboxMetrics metrics, ConsumersConfig config, DatabaseGate databaseGate) {
         this.inbox = inbox;
+        this.databaseGate = databaseGate;
         this.queues = queues;
         this.fence = fence;
         this.failurePolicy = failurePolicy;
@@ -64,10 +66,14 @@ public class SqsInboxReceiver {
             return CompletableFuture.completedFuture(null);
         }
         SqsDelivery delivery = SqsDelivery.of(settings.queue(), metadata.getMessage());
-        return dispatcher(consumer, settings).submit(delivery.orderingKey(), () -> process(consumer, settings, delivery));
+        CompletionStage<Void> room = dispatcher(consumer, settings).submit(delivery.orderingKey(),
+                () -> process(consumer, settings, delivery));
+        // While the database is down, fetch nothing more.
+        return databaseGate.isOpen() ? room : room.thenCombine(databaseGate.whenOpen(), (a, b) -> null);
     }
 
     private void process(String consumer, ConsumersConfig.Consumer settings, SqsDelivery delivery) {
+        databaseGate.awaitOpen();
         long started = System.nanoTime();
         if (fence.holdsBack(consumer, delivery)) {
             queues.release(consumer, delivery, Duration.ZERO);
@@ -78,30 +84,22 @@ public class SqsInboxReceiver {
         }
         InboxResult result;
         try {
-            result = inbox.receive(delivery.toIncoming(consumer));
+            result = inbox.receive(delivery.toIncoming(consumer), settings.retrySettings());
         } catch (RuntimeException e) {
-            result = new InboxResult(Outcome.RETRIED, null, failurePolicy.describe(e), e);
+            // Only a wiring error gets here (no handler for the consumer): never lose the message over it.
+            result = new InboxResult(Outcome.RETRIED, null, failurePolicy.describe(e), 0,
+                    FailurePolicy.OUTAGE_DELAY, false);
         }
         Outcome outcome = settle(consumer, settings, delivery, result);
-        metrics.record(consumer, outcome, Duration.ofNanos(System.nanoTime() - started));
+        metrics.record(consumer, outcome, Duration.ofNanos(System.nanoTime() - started), result.attempts());
     }
 
     private Outcome settle(String consumer, ConsumersConfig.Consumer settings, SqsDelivery delivery, InboxResult result) {
         switch (result.outcome()) {
             case RETRIED:
-                return retry(consumer, settings, delivery, result.detail());
+                return retry(consumer, settings, delivery, result);
             case DEAD_LETTERED:
-                try {
-                    queues.deadLetter(settings.dlq(), consumer, delivery, result.detail());
-                    inbox.recordDeadLetter(delivery.toIncoming(consumer), result.eventId(), result.detail());
-                } catch (RuntimeException e) {
-                    return retry(consumer, settings, delivery,
-                            "dead-lettering failed (" + failurePolicy.describe(e) + ") for: " + result.detail());
-                }
-                LOG.warnf("consumer %s: message %s (event %s) dead-lettered to %s: %s", consumer, delivery.messageId(),
-                        result.eventId(), settings.dlq(), result.detail());
-                queues.delete(consumer, delivery);
-                return Outcome.DEAD_LETTERED;
+                return deadLetter(consumer, settings, delivery, result);
             case REJECTED:
                 LOG.infof("consumer %s: event %s rejected: %s", consumer, result.eventId(), result.detail());
                 queues.delete(consumer, delivery);
@@ -112,10 +110,32 @@ public class SqsInboxReceiver {
         }
     }
 
-    private Outcome retry(String consumer, ConsumersConfig.Consumer settings, SqsDelivery delivery, String error) {
-        Duration delay = failurePolicy.retryDelay(delivery.receiveCount());
-        LOG.warnf("consumer %s: message %s failed on attempt %d, retrying in %d s: %s", consumer, delivery.messageId(),
-                delivery.receiveCount(), delay.toSeconds(), error);
+    /** Copy first, then record, then delete: nothing leaves the queue without a copy in the DLQ. */
+    private Outcome deadLetter(String consumer, ConsumersConfig.Consumer settings, SqsDelivery delivery,
+            InboxResult result) {
+        String reason = result.attempts() > 0 ? "gave up after " + result.attempts() + " attempts" : "invalid message";
+        try {
+            queues.deadLetter(settings.dlq(), consumer, delivery, reason, result.detail(), Math.max(result.attempts(), 1));
+            inbox.recordDeadLetter(delivery.toIncoming(consumer), result.eventId(), reason + ": " + result.detail());
+        } catch (RuntimeException e) {
+            String error = "dead-lettering failed (" + failurePolicy.describe(e) + ") for: " + result.detail();
+            return retry(consumer, settings, delivery, new InboxResult(Outcome.RETRIED, result.eventId(), error,
+                    result.attempts(), FailurePolicy.OUTAGE_DELAY, failurePolicy.isOutage(e)));
+        }
+        LOG.warnf("consumer %s: message %s (event %s) dead-lettered to %s, %s: %s", consumer, delivery.messageId(),
+                result.eventId(), settings.dlq(), reason, result.detail());
+        queues.delete(consumer, delivery);
+        return Outcome.DEAD_LETTERED;
+    }
+
+    private Outcome retry(String consumer, ConsumersConfig.Consumer settings, SqsDelivery delivery, InboxResult result) {
+        Duration delay = result.retryDelay() != null ? result.retryDelay() : FailurePolicy.OUTAGE_DELAY;
+        if (result.outage()) {
+            databaseGate.close(result.detail());
+        } else {
+            LOG.warnf("consumer %s: message %s (event %s) failed on attempt %d, retrying in %d s: %s", consumer,
+                    delivery.messageId(), result.eventId(), result.attempts(), delay.toSeconds(), result.detail());
+        }
         fence.hold(consumer, delivery, delay, settings.visibilityTimeout());
         queues.release(consumer, delivery, delay);
         return Outcome.RETRIED;

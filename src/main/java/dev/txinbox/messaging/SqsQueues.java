@@ -78,9 +78,12 @@ public class SqsQueues {
      * Copies a message to a dead-letter queue: same body, same group, the reason in attributes. Throws
      * if SQS did not accept it, so that the caller keeps the original.
      */
-    void deadLetter(String deadLetterQueue, String consumer, SqsDelivery delivery, String reason) {
+    void deadLetter(String deadLetterQueue, String consumer, SqsDelivery delivery, String reason, String error,
+            int attempts) {
         Map<String, MessageAttributeValue> attributes = new HashMap<>();
         put(attributes, "txinbox-reason", reason);
+        put(attributes, "txinbox-error", error);
+        put(attributes, "txinbox-attempts", Integer.toString(attempts));
         put(attributes, "txinbox-consumer", consumer);
         put(attributes, "txinbox-source-queue", delivery.queue());
         put(attributes, "txinbox-source-message-id", delivery.messageId());

@@ -6,6 +6,7 @@ import jakarta.enterprise.context.ApplicationScoped;
 
 import dev.txinbox.inbox.Outcome;
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 
@@ -20,7 +21,15 @@ public class InboxMetrics {
     }
 
     /** {@code txinbox_messages_total{consumer,outcome}} and {@code txinbox_processing_seconds}. */
-    public void record(String consumer, Outcome outcome, Duration took) {
+    public void record(String consumer, Outcome outcome, Duration took, int attempts) {
+        if (attempts > 0) {
+            DistributionSummary.builder("txinbox.attempts")
+                    .description("Attempts a message took, by outcome (1 = first try)")
+                    .tags("consumer", consumer, "outcome", outcome.label())
+                    .publishPercentileHistogram()
+                    .minimumExpectedValue(1.0).maximumExpectedValue(100.0)
+                    .register(registry).record(attempts);
+        }
         Counter.builder("txinbox.messages")
                 .description("Received messages by final outcome")
                 .tags("consumer", consumer, "outcome", outcome.label())

@@ -48,8 +48,10 @@ class MalformedMessageTest extends ServiceTest {
         Message copy = deadLetter(sqsId);
         assertEquals(bodyTemplate.formatted(bad), copy.body());
         assertEquals(group, copy.attributes().get(software.amazon.awssdk.services.sqs.model.MessageSystemAttributeName.MESSAGE_GROUP_ID));
-        String recorded = copy.messageAttributes().get("txinbox-reason").stringValue();
+        assertEquals("invalid message", copy.messageAttributes().get("txinbox-reason").stringValue());
+        String recorded = copy.messageAttributes().get("txinbox-error").stringValue();
         assertTrue(recorded.contains(reason), recorded);
+        assertEquals("1", copy.messageAttributes().get("txinbox-attempts").stringValue());
         assertEquals("orders", copy.messageAttributes().get("txinbox-consumer").stringValue());
         assertNotNull(copy.messageAttributes().get("txinbox-first-received-at"));
 
@@ -59,6 +61,17 @@ class MalformedMessageTest extends ServiceTest {
         assertTrue(((String) entry.get("error_text")).contains(reason));
         eventually().until(() -> Metrics.outcomes("orders", "dead_lettered") >= before + 1);
         eventually().until(() -> queues.depth("orders.fifo") == 0);
+    }
+
+    @Test
+    void aBodyOverTheSizeLimitIsDeadLetteredUnread() {
+        String group = unique("ord");
+        String body = "{\"eventId\":\"" + unique("big") + "\",\"padding\":\"" + "x".repeat(20_000) + "\"}";
+        String sqsId = queues.send("orders.fifo", group, body);
+        Message copy = deadLetter(sqsId);
+        String error = copy.messageAttributes().get("txinbox-error").stringValue();
+        assertTrue(error.contains("larger than the limit of 16384 bytes"), error);
+        assertEquals(body, copy.body());
     }
 
     @Test

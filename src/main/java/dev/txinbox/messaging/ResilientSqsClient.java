@@ -1,0 +1,147 @@
+package dev.txinbox.messaging;
+
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
+
+import software.amazon.awssdk.core.exception.SdkClientException;
+import software.amazon.awssdk.services.sqs.SqsAsyncClient;
+import software.amazon.awssdk.services.sqs.SqsServiceClientConfiguration;
+import software.amazon.awssdk.services.sqs.model.ChangeMessageVisibilityBatchRequest;
+import software.amazon.awssdk.services.sqs.model.ChangeMessageVisibilityBatchResponse;
+import software.amazon.awssdk.services.sqs.model.ChangeMessageVisibilityRequest;
+import software.amazon.awssdk.services.sqs.model.ChangeMessageVisibilityResponse;
+import software.amazon.awssdk.services.sqs.model.DeleteMessageBatchRequest;
+import software.amazon.awssdk.services.sqs.model.DeleteMessageBatchResponse;
+import software.amazon.awssdk.services.sqs.model.DeleteMessageRequest;
+import software.amazon.awssdk.services.sqs.model.DeleteMessageResponse;
+import software.amazon.awssdk.services.sqs.model.GetQueueAttributesRequest;
+import software.amazon.awssdk.services.sqs.model.GetQueueAttributesResponse;
+import software.amazon.awssdk.services.sqs.model.GetQueueUrlRequest;
+import software.amazon.awssdk.services.sqs.model.GetQueueUrlResponse;
+import software.amazon.awssdk.services.sqs.model.ReceiveMessageRequest;
+import software.amazon.awssdk.services.sqs.model.ReceiveMessageResponse;
+import software.amazon.awssdk.services.sqs.model.SendMessageBatchRequest;
+import software.amazon.awssdk.services.sqs.model.SendMessageBatchResponse;
+import software.amazon.awssdk.services.sqs.model.SendMessageRequest;
+import software.amazon.awssdk.services.sqs.model.SendMessageResponse;
+
+/**
+ * The SQS client the channel and txinbox use: the Quarkus-configured client, except that a failed
+ * <em>receive</em> never fails. The connector ends its channel for good on the first receive that
+ * fails (broker down, network gone, throttled beyond the SDK's retries); here such a receive waits
+ * a backoff and returns no messages, so the channel polls on and resumes by itself when SQS answers.
+ * {@link SqsConnectivity} keeps the state for readiness. Every other call passes through unchanged.
+ */
+final class ResilientSqsClient implements SqsAsyncClient {
+
+    private static final ReceiveMessageResponse NOTHING = ReceiveMessageResponse.builder().build();
+
+    private final SqsAsyncClient delegate;
+    private final SqsConnectivity connectivity;
+
+    ResilientSqsClient(SqsAsyncClient delegate, SqsConnectivity connectivity) {
+        this.delegate = delegate;
+        this.connectivity = connectivity;
+    }
+
+    @Override
+    public CompletableFuture<ReceiveMessageResponse> receiveMessage(ReceiveMessageRequest request) {
+        Duration wait = connectivity.waitBeforeCall();
+        if (!wait.isZero()) {
+            return CompletableFuture.supplyAsync(() -> NOTHING, after(wait));
+        }
+        CompletableFuture<ReceiveMessageResponse> call;
+        try {
+            call = delegate.receiveMessage(request);
+        } catch (RuntimeException e) {
+            call = CompletableFuture.failedFuture(e);
+        }
+        return call.handle((response, failure) -> {
+            if (failure == null) {
+                connectivity.succeeded();
+                return CompletableFuture.completedFuture(response);
+            }
+            Duration backoff = connectivity.failed(unwrap(failure));
+            return CompletableFuture.supplyAsync(() -> NOTHING, after(backoff));
+        }).thenCompose(response -> response);
+    }
+
+    /** The connector resolves its queue URL once, at start, and dies if that fails: wait for SQS instead. */
+    @Override
+    public CompletableFuture<GetQueueUrlResponse> getQueueUrl(GetQueueUrlRequest request) {
+        return delegate.getQueueUrl(request).handle((response, failure) -> {
+            if (failure == null) {
+                return CompletableFuture.completedFuture(response);
+            }
+            Throwable cause = unwrap(failure);
+            if (!(cause instanceof SdkClientException)) {
+                return CompletableFuture.<GetQueueUrlResponse>failedFuture(cause);
+            }
+            Duration backoff = connectivity.failed(cause);
+            return CompletableFuture.supplyAsync(() -> request, after(backoff)).thenCompose(this::getQueueUrl);
+        }).thenCompose(response -> response);
+    }
+
+    @Override
+    public CompletableFuture<DeleteMessageResponse> deleteMessage(DeleteMessageRequest request) {
+        return delegate.deleteMessage(request);
+    }
+
+    @Override
+    public CompletableFuture<DeleteMessageBatchResponse> deleteMessageBatch(DeleteMessageBatchRequest request) {
+        return delegate.deleteMessageBatch(request);
+    }
+
+    @Override
+    public CompletableFuture<ChangeMessageVisibilityResponse> changeMessageVisibility(
+            ChangeMessageVisibilityRequest request) {
+        return delegate.changeMessageVisibility(request);
+    }
+
+    @Override
+    public CompletableFuture<ChangeMessageVisibilityBatchResponse> changeMessageVisibilityBatch(
+            ChangeMessageVisibilityBatchRequest request) {
+        return delegate.changeMessageVisibilityBatch(request);
+    }
+
+    @Override
+    public CompletableFuture<SendMessageResponse> sendMessage(SendMessageRequest request) {
+        return delegate.sendMessage(request);
+    }
+
+    @Override
+    public CompletableFuture<SendMessageBatchResponse> sendMessageBatch(SendMessageBatchRequest request) {
+        return delegate.sendMessageBatch(request);
+    }
+
+    @Override
+    public CompletableFuture<GetQueueAttributesResponse> getQueueAttributes(GetQueueAttributesRequest request) {
+        return delegate.getQueueAttributes(request);
+    }
+
+    @Override
+    public SqsServiceClientConfiguration serviceClientConfiguration() {
+        return delegate.serviceClientConfiguration();
+    }
+
+    @Override
+    public String serviceName() {
+        return delegate.serviceName();
+    }
+
+    @Override
+    public void close() {
+        // The Quarkus extension owns the delegate and closes it.
+    }
+
+    private static Executor after(Duration delay) {
+        return CompletableFuture.delayedExecutor(delay.toMillis(), TimeUnit.MILLISECONDS);
+    }
+
+    private static Throwable unwrap(Throwable failure) {
+        return failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
+    }
+}

@@ -1,0 +1,65 @@
+package dev.txinbox.messaging;
+
+import java.time.Duration;
+import java.time.Instant;
+
+import jakarta.enterprise.context.ApplicationScoped;
+
+import org.jboss.logging.Logger;
+
+/**
+ * Whether SQS answers, as the receive loop last saw it, and how long to wait before asking again.
+ * Readiness reports it; {@link ResilientSqsClient} acts on it.
+ */
+@ApplicationScoped
+public class SqsConnectivity {
+
+    private static final Logger LOG = Logger.getLogger(SqsConnectivity.class);
+    private static final Duration MAX_BACKOFF = Duration.ofSeconds(30);
+
+    private int failures;
+    private Instant unreachableSince;
+    private Instant retryAt = Instant.EPOCH;
+    private String lastError;
+
+    public synchronized boolean reachable() {
+        return failures == 0;
+    }
+
+    public synchronized String lastError() {
+        return lastError;
+    }
+
+    public synchronized Instant unreachableSince() {
+        return unreachableSince;
+    }
+
+    /** How long a receive should wait before calling SQS again (zero when it may call now). */
+    synchronized Duration waitBeforeCall() {
+        Duration wait = Duration.between(Instant.now(), retryAt);
+        return wait.isNegative() ? Duration.ZERO : wait;
+    }
+
+    synchronized void succeeded() {
+        if (failures > 0) {
+            LOG.infof("SQS answers again after %d s", Duration.between(unreachableSince, Instant.now()).toSeconds());
+        }
+        failures = 0;
+        unreachableSince = null;
+        lastError = null;
+    }
+
+    /** Records a failed call; returns how long to wait before the next one (1 s, 2 s, 4 s … 30 s). */
+    synchronized Duration failed(Throwable error) {
+        failures++;
+        lastError = SqsQueues.rootMessage(error);
+        if (unreachableSince == null) {
+            unreachableSince = Instant.now();
+            LOG.warnf("SQS receive failed, retrying with backoff until it answers: %s", lastError);
+        }
+        Duration backoff = Duration.ofSeconds(1L << Math.min(failures - 1, 5));
+        backoff = backoff.compareTo(MAX_BACKOFF) > 0 ? MAX_BACKOFF : backoff;
+        retryAt = Instant.now().plus(backoff);
+        return backoff;
+    }
+}
