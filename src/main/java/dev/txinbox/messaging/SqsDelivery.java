@@ -1,6 +1,7 @@
 package dev.txinbox.messaging;
 
 import java.math.BigInteger;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;
 
@@ -12,7 +13,7 @@ import software.amazon.awssdk.services.sqs.model.MessageSystemAttributeName;
 
 /** One received SQS message with the system attributes txinbox relies on, read once. */
 record SqsDelivery(String queue, Message message, String groupId, BigInteger sequenceNumber, int receiveCount,
-        Instant sentAt, Instant firstReceivedAt, String eventIdAttribute) {
+        Instant sentAt, Instant firstReceivedAt, String eventIdAttribute, long takenAtNanos) {
 
     static final String EVENT_ID_ATTRIBUTE = "event-id";
 
@@ -25,7 +26,21 @@ record SqsDelivery(String queue, Message message, String groupId, BigInteger seq
                 parseInt(system.get(MessageSystemAttributeName.APPROXIMATE_RECEIVE_COUNT), 1),
                 parseEpochMillis(system.get(MessageSystemAttributeName.SENT_TIMESTAMP)),
                 parseEpochMillis(system.get(MessageSystemAttributeName.APPROXIMATE_FIRST_RECEIVE_TIMESTAMP)),
-                eventId == null ? null : eventId.stringValue());
+                eventId == null ? null : eventId.stringValue(), System.nanoTime());
+    }
+
+    /**
+     * How long this copy has been in flight, at least. Measured from when txinbox took it from the channel
+     * and, for a first delivery, from SQS's first-receive time: a copy that waited in the connector's
+     * buffer is older than it looks here.
+     */
+    Duration age() {
+        Duration taken = Duration.ofNanos(System.nanoTime() - takenAtNanos);
+        if (receiveCount == 1 && firstReceivedAt != null) {
+            Duration received = Duration.between(firstReceivedAt, Instant.now());
+            return received.compareTo(taken) > 0 ? received : taken;
+        }
+        return taken;
     }
 
     String messageId() {

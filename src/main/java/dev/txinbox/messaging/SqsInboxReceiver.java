@@ -74,6 +74,15 @@ public class SqsInboxReceiver {
 
     private void process(String consumer, ConsumersConfig.Consumer settings, SqsDelivery delivery) {
         databaseGate.awaitOpen();
+        if (delivery.age().compareTo(settings.visibilityTimeout()) > 0) {
+            // Waited longer than its visibility timeout (behind a slow group, or a database outage): SQS
+            // has made it visible again and will deliver it anew. Processing this copy would only end
+            // in a refused delete; leave it to the fresh one.
+            metrics.expired(consumer);
+            LOG.debugf("consumer %s: message %s expired while waiting (%s); left to its redelivery", consumer,
+                    delivery.messageId(), delivery.age());
+            return;
+        }
         long started = System.nanoTime();
         if (fence.holdsBack(consumer, delivery)) {
             queues.release(consumer, delivery, Duration.ZERO);

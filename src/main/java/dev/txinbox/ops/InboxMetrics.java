@@ -47,6 +47,12 @@ public class InboxMetrics {
                 .tag("consumer", consumer).register(registry).increment();
     }
 
+    /** Messages that waited past their visibility timeout and were left to their redelivery. */
+    public void expired(String consumer) {
+        Counter.builder("txinbox.expired").description("Messages left to their redelivery after waiting past the visibility timeout")
+                .tag("consumer", consumer).register(registry).increment();
+    }
+
     /** Deletes or visibility changes SQS refused (the message comes back and is deduplicated). */
     public void ackFailed(String consumer) {
         Counter.builder("txinbox.ack.failures").description("Delete or visibility calls refused by SQS")

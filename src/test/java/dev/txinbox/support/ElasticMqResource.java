@@ -22,22 +22,15 @@ public class ElasticMqResource implements QuarkusTestResourceLifecycleManager {
     /** The broker's own redrive, a safety net above txinbox's attempt limit. */
     public static final int MAX_RECEIVE_COUNT = 10;
 
-    private SQSRestServer server;
+    // The broker outlives single tests; the outage scenario stops and restarts it through these.
+    private static SQSRestServer server;
+    private static int port;
 
     @Override
     public Map<String, String> start() {
-        int port = freePort();
-        server = SQSRestServerBuilder.withInterface("127.0.0.1").withPort(port)
-                .withServerAddress(new NodeAddress("http", "127.0.0.1", port, ""))
-                .withAWSRegion("eu-west-1").withAWSAccountId("000000000000").start();
-        server.waitUntilStarted();
-        String endpoint = "http://127.0.0.1:" + port;
-        try (TestQueues queues = new TestQueues(endpoint)) {
-            queues.createFifo("orders-dlq.fifo", 30, null);
-            queues.createFifo("orders.fifo", 5, "orders-dlq.fifo");
-            queues.createFifo("ledger-dlq.fifo", 30, null);
-            queues.createFifo("ledger.fifo", LEDGER_VISIBILITY_SECONDS, "ledger-dlq.fifo");
-        }
+        port = freePort();
+        startBroker();
+        String endpoint = endpoint();
         return Map.ofEntries(
                 Map.entry("quarkus.sqs.endpoint-override", endpoint),
                 Map.entry("txinbox.test.sqs-endpoint", endpoint),
@@ -61,9 +54,32 @@ public class ElasticMqResource implements QuarkusTestResourceLifecycleManager {
 
     @Override
     public void stop() {
+        stopBroker();
+    }
+
+    /** Starts the broker on its port with empty queues (ElasticMQ keeps nothing across a restart here). */
+    public static synchronized void startBroker() {
+        server = SQSRestServerBuilder.withInterface("127.0.0.1").withPort(port)
+                .withServerAddress(new NodeAddress("http", "127.0.0.1", port, ""))
+                .withAWSRegion("eu-west-1").withAWSAccountId("000000000000").start();
+        server.waitUntilStarted();
+        try (TestQueues queues = new TestQueues(endpoint())) {
+            queues.createFifo("orders-dlq.fifo", 30, null);
+            queues.createFifo("orders.fifo", 5, "orders-dlq.fifo");
+            queues.createFifo("ledger-dlq.fifo", 30, null);
+            queues.createFifo("ledger.fifo", LEDGER_VISIBILITY_SECONDS, "ledger-dlq.fifo");
+        }
+    }
+
+    public static synchronized void stopBroker() {
         if (server != null) {
             server.stopAndWait();
+            server = null;
         }
+    }
+
+    private static String endpoint() {
+        return "http://127.0.0.1:" + port;
     }
 
     private static int freePort() {
