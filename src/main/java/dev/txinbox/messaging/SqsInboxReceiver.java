@@ -142,8 +142,9 @@ public class SqsInboxReceiver {
         if (result.outage()) {
             databaseGate.close(result.detail());
         } else {
-            LOG.warnf("consumer %s: message %s (event %s) failed on attempt %d, retrying in %d s: %s", consumer,
-                    delivery.messageId(), result.eventId(), result.attempts(), delay.toSeconds(), result.detail());
+            LOG.warnf("consumer %s: message %s (event %s) %s, retrying in %d s: %s", consumer, delivery.messageId(),
+                    result.eventId(), result.attempts() > 0 ? "failed on attempt " + result.attempts() : "was not settled",
+                    delay.toSeconds(), result.detail());
         }
         fence.hold(consumer, delivery, delay, settings.visibilityTimeout());
         queues.release(consumer, delivery, delay);

@@ -104,6 +104,24 @@ class FailurePathTest extends ServiceTest {
         assertEquals(List.of(m0, m1, m2, m3), appliedIn(group));
     }
 
+    @Test
+    void whenTheDeadLetterQueueRefusesTheCopyTheMessageStaysInItsQueue() throws Exception {
+        String group = unique("grp"), event = unique("evt");
+        queues.deleteQueue("ledger-dlq.fifo");
+        try {
+            String bad = "{\"eventId\":\"" + event + "\",\"type\":\"NOT_A_LEDGER_TYPE\"}";
+            queues.send("ledger.fifo", group, bad);
+            Thread.sleep(3_000);
+            assertEquals(1, queues.depth("ledger.fifo"), "no copy, no delete");
+            assertEquals(null, db.inboxStatus(LEDGER, event));
+        } finally {
+            queues.createFifo("ledger-dlq.fifo", 30, null);
+        }
+        eventually().until(() -> "DEAD".equals(db.inboxStatus(LEDGER, event)));
+        eventually().until(() -> queues.depth("ledger.fifo") == 0);
+        assertTrue(attribute(deadLetterOf(event), "txinbox-error").contains("unknown event type"));
+    }
+
     private static String ledgerEvent(String eventId, String group, Long sequence, String payload) {
         return "{\"eventId\":\"" + eventId + "\",\"type\":\"ENTRY\",\"aggregateId\":\"" + group + "\""
                 + (sequence == null ? "" : ",\"sequence\":" + sequence) + ",\"payload\":" + payload + "}";
@@ -133,6 +151,14 @@ class FailurePathTest extends ServiceTest {
     private static String attribute(Message message, String name) {
         var value = message.messageAttributes().get(name);
         return value == null ? null : value.stringValue();
+    }
+
+    private Message deadLetterOf(String eventId) {
+        eventually().until(() -> {
+            deadLetters.addAll(queues.drain("ledger-dlq.fifo"));
+            return deadLetters.stream().anyMatch(m -> m.body().contains(eventId));
+        });
+        return deadLetters.stream().filter(m -> m.body().contains(eventId)).findFirst().orElseThrow();
     }
 
     private Message deadLetter(String sourceMessageId) {

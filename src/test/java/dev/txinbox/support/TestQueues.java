@@ -28,7 +28,7 @@ public class TestQueues implements AutoCloseable {
                 .httpClient(UrlConnectionHttpClient.create()).build();
     }
 
-    void createFifo(String name, int visibilitySeconds, String deadLetterQueue) {
+    public void createFifo(String name, int visibilitySeconds, String deadLetterQueue) {
         Map<QueueAttributeName, String> attributes = new java.util.HashMap<>(Map.of(
                 QueueAttributeName.FIFO_QUEUE, "true",
                 QueueAttributeName.CONTENT_BASED_DEDUPLICATION, "false",
@@ -97,6 +97,10 @@ public class TestQueues implements AutoCloseable {
                 client.deleteMessage(r -> r.queueUrl(url(queue)).receiptHandle(m.receiptHandle()));
             }
         }
+    }
+
+    public void deleteQueue(String queue) {
+        client.deleteQueue(r -> r.queueUrl(url(queue)));
     }
 
     public void purge(String queue) {
