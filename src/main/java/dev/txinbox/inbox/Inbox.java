@@ -118,6 +118,51 @@ public class Inbox {
         QuarkusTransaction.requiringNew().run(() -> repository.recordDead(message, recordId, event, reason));
     }
 
+    /** What a gap release did. */
+    public record GapRelease(long lastBefore, long skippedFrom, long skippedTo, long lastAfter) {
+    }
+
+    /**
+     * Gives up waiting for the missing events of a stream: accepts its lowest parked sequence as the
+     * next one, as if the gap before it had been filled, and drains from there, in one transaction.
+     * Empty when the stream has nothing parked.
+     */
+    public Optional<GapRelease> releaseGap(String consumer, String aggregateId) {
+        InboxHandler handler = handler(consumer);
+        return QuarkusTransaction.requiringNew().call(() -> {
+            long last = streams.lock(consumer, aggregateId);
+            Optional<Long> next = repository.lowestParkedAfter(consumer, aggregateId, last);
+            if (next.isEmpty()) {
+                return Optional.empty();
+            }
+            long reached = drainParked(handler, consumer, aggregateId, next.get() - 1);
+            streams.advance(consumer, aggregateId, reached);
+            return Optional.of(new GapRelease(last, last + 1, next.get() - 1, reached));
+        });
+    }
+
+    /**
+     * Runs a recorded entry through the inbox again, from its stored body. The claim makes this
+     * idempotent: a processed entry comes back as a duplicate; a FAILED or DEAD one is tried anew.
+     * Empty when there is no such entry.
+     */
+    public Optional<InboxResult> replay(String consumer, String messageId, RetrySettings retry) {
+        Optional<InboxMessage> entry = QuarkusTransaction.requiringNew()
+                .call(() -> repository.findEntry(consumer, messageId));
+        return entry.map(e -> {
+            IncomingMessage message = new IncomingMessage(consumer, e.body, e.messageId,
+                    new MessageSource(e.sourceQueue, e.sourceMessageId, e.sourceGroupId, e.sourceSentAt,
+                            e.receiveCount));
+            InboxResult result = receive(message, retry);
+            if (result.outcome() == Outcome.DEAD_LETTERED) {
+                // Its copy is in the dead-letter queue already; record why it failed again.
+                recordDeadLetter(message, result.eventId() != null ? result.eventId() : messageId,
+                        "replay: " + result.detail());
+            }
+            return result;
+        });
+    }
+
     /** A round trip to the database; throws while it is unreachable. */
     public void ping() {
         QuarkusTransaction.requiringNew().run(repository::ping);

@@ -59,6 +59,9 @@ public class InboxMessage extends PanacheEntityBase {
     @Column(name = "processed_at")
     public Instant processedAt;
 
+    @Column(name = "next_attempt_at")
+    public Instant nextAttemptAt;
+
     @Column(name = "source_queue")
     public String sourceQueue;
 

@@ -145,6 +145,14 @@ public class InboxRepository implements PanacheRepositoryBase<InboxMessage, Long
                 consumer, aggregateId, sequence, InboxStatus.PARKED).firstResultOptional();
     }
 
+    /** The lowest parked sequence of a stream above {@code last}, if any. */
+    public Optional<Long> lowestParkedAfter(String consumer, String aggregateId, long last) {
+        return Optional.ofNullable(getEntityManager().createQuery("select min(m.sequenceNumber) from InboxMessage m"
+                + " where m.consumerName = ?1 and m.aggregateId = ?2 and m.status = ?3 and m.sequenceNumber > ?4",
+                Long.class).setParameter(1, consumer).setParameter(2, aggregateId)
+                .setParameter(3, InboxStatus.PARKED).setParameter(4, last).getSingleResult());
+    }
+
     /**
      * Parked events the stream has moved past (another event with the same sequence was applied)
      * can never apply: they become STALE instead of waiting forever.

@@ -66,10 +66,6 @@ final class GroupDispatcher {
         return room;
     }
 
-    int inFlight() {
-        return inFlight.get();
-    }
-
     /** Lets running tasks finish; tasks not started are dropped (their messages come back after the timeout). */
     void shutdown(Duration grace) {
         workers.shutdown();

@@ -49,6 +49,7 @@ final class ResilientSqsClient implements SqsAsyncClient {
 
     @Override
     public CompletableFuture<ReceiveMessageResponse> receiveMessage(ReceiveMessageRequest request) {
+        connectivity.polled(request.queueUrl());
         Duration wait = connectivity.waitBeforeCall();
         if (!wait.isZero()) {
             return CompletableFuture.supplyAsync(() -> NOTHING, after(wait));

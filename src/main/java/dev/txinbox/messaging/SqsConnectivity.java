@@ -2,6 +2,8 @@ package dev.txinbox.messaging;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 
 import jakarta.enterprise.context.ApplicationScoped;
 
@@ -21,6 +23,7 @@ public class SqsConnectivity {
     private Instant unreachableSince;
     private Instant retryAt = Instant.EPOCH;
     private String lastError;
+    private final Map<String, Instant> lastPolls = new ConcurrentHashMap<>();
 
     public synchronized boolean reachable() {
         return failures == 0;
@@ -32,6 +35,17 @@ public class SqsConnectivity {
 
     public synchronized Instant unreachableSince() {
         return unreachableSince;
+    }
+
+    /** When a receive loop last asked this queue for messages (null before the first time). */
+    public Instant lastPoll(String queueUrl) {
+        return lastPolls.get(queueUrl);
+    }
+
+    void polled(String queueUrl) {
+        if (queueUrl != null) {
+            lastPolls.put(queueUrl, Instant.now());
+        }
     }
 
     /** How long a receive should wait before calling SQS again (zero when it may call now). */

@@ -45,6 +45,7 @@ public class SqsInboxReceiver {
     private final ConsumersConfig config;
     private final DatabaseGate databaseGate;
     private final Map<String, GroupDispatcher> dispatchers = new ConcurrentHashMap<>();
+    private final Map<String, ConsumerProgress> progress = new ConcurrentHashMap<>();
 
     public SqsInboxReceiver(Inbox inbox, SqsQueues queues, GroupFence fence, FailurePolicy failurePolicy,
             InboxMetrics metrics, ConsumersConfig config, DatabaseGate databaseGate) {
@@ -66,8 +67,15 @@ public class SqsInboxReceiver {
             return CompletableFuture.completedFuture(null);
         }
         SqsDelivery delivery = SqsDelivery.of(settings.queue(), metadata.getMessage());
-        CompletionStage<Void> room = dispatcher(consumer, settings).submit(delivery.orderingKey(),
-                () -> process(consumer, settings, delivery));
+        ConsumerProgress consumerProgress = progress(consumer);
+        consumerProgress.taken(delivery);
+        CompletionStage<Void> room = dispatcher(consumer, settings).submit(delivery.orderingKey(), () -> {
+            try {
+                process(consumer, settings, delivery);
+            } finally {
+                consumerProgress.finished(delivery);
+            }
+        });
         // While the database is down, fetch nothing more.
         return databaseGate.isOpen() ? room : room.thenCombine(databaseGate.whenOpen(), (a, b) -> null);
     }
@@ -100,6 +108,9 @@ public class SqsInboxReceiver {
                     FailurePolicy.OUTAGE_DELAY, false);
         }
         Outcome outcome = settle(consumer, settings, delivery, result);
+        if (outcome.settlesMessage() || outcome == Outcome.DEAD_LETTERED) {
+            progress(consumer).committed(delivery);
+        }
         metrics.record(consumer, outcome, Duration.ofNanos(System.nanoTime() - started), result.attempts());
     }
 
@@ -164,10 +175,9 @@ public class SqsInboxReceiver {
                 name -> new GroupDispatcher(name, settings.parallelism(), settings.maxInFlight()));
     }
 
-    /** Messages accepted but not yet finished, per consumer (for health and metrics). */
-    public int inFlight(String consumer) {
-        GroupDispatcher dispatcher = dispatchers.get(consumer);
-        return dispatcher == null ? 0 : dispatcher.inFlight();
+    /** What the consumer has taken and finished, for health, lag and metrics. */
+    public ConsumerProgress progress(String consumer) {
+        return progress.computeIfAbsent(consumer, name -> new ConsumerProgress());
     }
 
     @PreDestroy

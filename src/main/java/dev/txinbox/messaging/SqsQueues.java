@@ -3,6 +3,8 @@ package dev.txinbox.messaging;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.HashMap;
+import java.util.List;
+import java.util.UUID;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -16,7 +18,10 @@ import org.jboss.logging.Logger;
 
 import dev.txinbox.ops.InboxMetrics;
 import software.amazon.awssdk.services.sqs.SqsAsyncClient;
+import software.amazon.awssdk.services.sqs.model.Message;
 import software.amazon.awssdk.services.sqs.model.MessageAttributeValue;
+import software.amazon.awssdk.services.sqs.model.MessageSystemAttributeName;
+import software.amazon.awssdk.services.sqs.model.QueueAttributeName;
 
 /**
  * The SQS calls txinbox makes itself, beside the connector's receives. Deleting and releasing never
@@ -105,6 +110,76 @@ public class SqsQueues {
                         .messageDeduplicationId(delivery.messageId());
             }
         }));
+    }
+
+    /** Messages in a queue: visible ones and those in flight (approximate, as SQS counts). */
+    public record Depth(long visible, long inFlight, long delayed) {
+
+        public long total() {
+            return visible + inFlight + delayed;
+        }
+    }
+
+    public Depth depth(String queue) {
+        Map<QueueAttributeName, String> attributes = await(client.getQueueAttributes(r -> r.queueUrl(url(queue))
+                .attributeNames(QueueAttributeName.APPROXIMATE_NUMBER_OF_MESSAGES,
+                        QueueAttributeName.APPROXIMATE_NUMBER_OF_MESSAGES_NOT_VISIBLE,
+                        QueueAttributeName.APPROXIMATE_NUMBER_OF_MESSAGES_DELAYED))).attributes();
+        return new Depth(number(attributes.get(QueueAttributeName.APPROXIMATE_NUMBER_OF_MESSAGES)),
+                number(attributes.get(QueueAttributeName.APPROXIMATE_NUMBER_OF_MESSAGES_NOT_VISIBLE)),
+                number(attributes.get(QueueAttributeName.APPROXIMATE_NUMBER_OF_MESSAGES_DELAYED)));
+    }
+
+    /** How long SQS keeps a message in the queue (so how late a redelivery can come). */
+    public Duration retentionPeriod(String queue) {
+        return Duration.ofSeconds(number(await(client.getQueueAttributes(r -> r.queueUrl(url(queue))
+                .attributeNames(QueueAttributeName.MESSAGE_RETENTION_PERIOD))).attributes()
+                .get(QueueAttributeName.MESSAGE_RETENTION_PERIOD)));
+    }
+
+    /**
+     * Moves up to {@code max} messages from a dead-letter queue back to its source queue: same body,
+     * same message group, the {@code event-id} attribute kept (so the inbox knows the event again), a
+     * fresh deduplication id (the original one may still be inside SQS's five-minute window). Each is
+     * deleted from the dead-letter queue only after the send succeeded. Returns how many moved.
+     */
+    public int redrive(String deadLetterQueue, String sourceQueue, int max) {
+        int moved = 0;
+        while (moved < max) {
+            int batch = Math.min(10, max - moved);
+            List<Message> messages = await(client.receiveMessage(r -> r.queueUrl(url(deadLetterQueue))
+                    .maxNumberOfMessages(batch).waitTimeSeconds(0).visibilityTimeout(60)
+                    .messageAttributeNames(SqsDelivery.EVENT_ID_ATTRIBUTE)
+                    .messageSystemAttributeNames(MessageSystemAttributeName.MESSAGE_GROUP_ID))).messages();
+            if (messages.isEmpty()) {
+                return moved;
+            }
+            for (Message message : messages) {
+                Map<String, MessageAttributeValue> attributes = new HashMap<>();
+                MessageAttributeValue eventId = message.messageAttributes().get(SqsDelivery.EVENT_ID_ATTRIBUTE);
+                if (eventId != null) {
+                    attributes.put(SqsDelivery.EVENT_ID_ATTRIBUTE, eventId);
+                }
+                String group = message.attributes().get(MessageSystemAttributeName.MESSAGE_GROUP_ID);
+                await(client.sendMessage(r -> {
+                    r.queueUrl(url(sourceQueue)).messageBody(message.body()).messageAttributes(attributes);
+                    if (sourceQueue.endsWith(".fifo")) {
+                        r.messageGroupId(group != null ? group : "redriven").messageDeduplicationId(UUID.randomUUID().toString());
+                    }
+                }));
+                await(client.deleteMessage(r -> r.queueUrl(url(deadLetterQueue)).receiptHandle(message.receiptHandle())));
+                moved++;
+            }
+        }
+        return moved;
+    }
+
+    private static long number(String value) {
+        try {
+            return value == null ? 0 : Long.parseLong(value);
+        } catch (NumberFormatException e) {
+            return 0;
+        }
     }
 
     private static void put(Map<String, MessageAttributeValue> attributes, String name, String value) {

@@ -1,0 +1,134 @@
+package dev.txinbox.ops;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+
+import javax.sql.DataSource;
+
+import jakarta.enterprise.context.ApplicationScoped;
+
+import org.jboss.logging.Logger;
+
+import dev.txinbox.messaging.ConsumerProgress;
+import dev.txinbox.messaging.ConsumersConfig;
+import dev.txinbox.messaging.SqsInboxReceiver;
+import dev.txinbox.messaging.SqsQueues;
+import io.quarkus.scheduler.Scheduled;
+
+/**
+ * Per-consumer numbers for health, gauges and the admin API, refreshed on a schedule so that probes
+ * and scrapes never wait for the database or SQS. Only cheap queries: the pending rows are under a
+ * partial index.
+ */
+@ApplicationScoped
+public class InboxStatistics {
+
+    private static final Logger LOG = Logger.getLogger(InboxStatistics.class);
+
+    /**
+     * One consumer's state.
+     *
+     * @param lagSeconds             now minus the send time of the message committed last, while anything
+     *                               is waiting (0 when the queue is empty and nothing is in flight)
+     * @param oldestPendingAgeSeconds age of the oldest message not finished: in flight, or FAILED
+     * @param backlog                messages in the queue, visible plus in flight (null if SQS did not answer)
+     * @param dlq                    messages in the dead-letter queue (null if SQS did not answer)
+     */
+    public record ConsumerStats(String consumer, double lagSeconds, double oldestPendingAgeSeconds, Long backlog,
+            Long backlogInFlight, int inFlight, long parked, double oldestParkedAgeSeconds, long failed, Long dlq,
+            boolean sqsReachable, boolean databaseReachable, Instant at) {
+    }
+
+    private final ConsumersConfig consumers;
+    private final SqsInboxReceiver receiver;
+    private final SqsQueues queues;
+    private final DataSource dataSource;
+    private final Map<String, ConsumerStats> latest = new ConcurrentHashMap<>();
+
+    public InboxStatistics(ConsumersConfig consumers, SqsInboxReceiver receiver, SqsQueues queues, DataSource dataSource) {
+        this.consumers = consumers;
+        this.receiver = receiver;
+        this.queues = queues;
+        this.dataSource = dataSource;
+    }
+
+    public Map<String, ConsumerStats> latest() {
+        if (latest.isEmpty()) {
+            refresh();
+        }
+        return Map.copyOf(latest);
+    }
+
+    public Optional<ConsumerStats> latest(String consumer) {
+        return Optional.ofNullable(latest().get(consumer));
+    }
+
+    @Scheduled(every = "${txinbox.health.refresh:5s}", concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
+    void refresh() {
+        for (Map.Entry<String, ConsumersConfig.Consumer> entry : consumers.consumers().entrySet()) {
+            latest.put(entry.getKey(), compute(entry.getKey(), entry.getValue()));
+        }
+    }
+
+    private ConsumerStats compute(String consumer, ConsumersConfig.Consumer settings) {
+        Instant now = Instant.now();
+        Long backlog = null, backlogInFlight = null, dlq = null;
+        boolean sqsReachable = true;
+        try {
+            SqsQueues.Depth depth = queues.depth(settings.queue());
+            backlog = depth.total();
+            backlogInFlight = depth.inFlight();
+            dlq = queues.depth(settings.dlq()).total();
+        } catch (RuntimeException e) {
+            sqsReachable = false;
+            LOG.debugf("queue depth of %s unavailable: %s", settings.queue(), e.getMessage());
+        }
+        Map<String, long[]> pending = new LinkedHashMap<>();
+        boolean databaseReachable = true;
+        try {
+            pending = pending(consumer);
+        } catch (SQLException | RuntimeException e) {
+            databaseReachable = false;
+            LOG.debugf("pending entries of %s unavailable: %s", consumer, e.getMessage());
+        }
+        long[] parked = pending.getOrDefault("PARKED", new long[] { 0, 0 });
+        long[] failed = pending.getOrDefault("FAILED", new long[] { 0, 0 });
+        ConsumerProgress progress = receiver.progress(consumer);
+        double oldestInFlight = progress.oldestInFlightSentAt().map(t -> seconds(t, now)).orElse(0.0);
+        double oldestFailed = failed[0] > 0 ? seconds(Instant.ofEpochMilli(failed[1]), now) : 0.0;
+        boolean waiting = progress.inFlight() > 0 || (backlog != null && backlog > 0);
+        double lag = !waiting ? 0.0
+                : progress.lastCommittedSentAt().or(progress::oldestInFlightSentAt).map(t -> seconds(t, now)).orElse(0.0);
+        return new ConsumerStats(consumer, lag, Math.max(oldestInFlight, oldestFailed), backlog, backlogInFlight,
+                progress.inFlight(), parked[0], parked[0] > 0 ? seconds(Instant.ofEpochMilli(parked[1]), now) : 0.0,
+                failed[0], dlq, sqsReachable, databaseReachable, now);
+    }
+
+    /** status → {count, oldest received_at in epoch millis} for PARKED and FAILED rows. */
+    private Map<String, long[]> pending(String consumer) throws SQLException {
+        Map<String, long[]> result = new LinkedHashMap<>();
+        try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(
+                "select status, count(*), min(received_at) from inbox_messages where consumer_name = ?"
+                        + " and status in ('PARKED', 'FAILED') group by status")) {
+            ps.setString(1, consumer);
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    result.put(rs.getString(1), new long[] { rs.getLong(2), rs.getTimestamp(3).getTime() });
+                }
+            }
+        }
+        return result;
+    }
+
+    private static double seconds(Instant from, Instant to) {
+        return Math.max(0, Duration.between(from, to).toMillis() / 1000.0);
+    }
+}

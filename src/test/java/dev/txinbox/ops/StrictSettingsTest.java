@@ -1,0 +1,50 @@
+package dev.txinbox.ops;
+
+import static dev.txinbox.support.Events.shipped;
+import static dev.txinbox.support.Events.unique;
+import static io.restassured.RestAssured.given;
+import static org.hamcrest.Matchers.containsString;
+import static org.hamcrest.Matchers.equalTo;
+
+import java.util.Map;
+
+import org.junit.jupiter.api.Test;
+
+import dev.txinbox.support.ServiceTest;
+import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.junit.QuarkusTestProfile;
+import io.quarkus.test.junit.TestProfile;
+
+/** Settings an operator may choose: no admin token at all, and tight health thresholds. */
+@QuarkusTest
+@TestProfile(StrictSettingsTest.Strict.class)
+class StrictSettingsTest extends ServiceTest {
+
+    public static class Strict implements QuarkusTestProfile {
+        @Override
+        public Map<String, String> getConfigOverrides() {
+            return Map.of("txinbox.admin.token", "", "txinbox.health.max-parked-age", "1s");
+        }
+    }
+
+    @Test
+    void withoutATokenEveryAdminCallIsRefused() {
+        for (String token : new String[] { "", "test-admin-token", "anything" }) {
+            given().header("Authorization", "Bearer " + token).get("/admin/stats").then().statusCode(401)
+                    .body("error", containsString("no TXINBOX_ADMIN_TOKEN is configured"));
+        }
+        given().post("/admin/dlq/orders/redrive").then().statusCode(401);
+    }
+
+    @Test
+    void inboxLagTurnsDownPastItsThresholdAndLivenessStaysUp() {
+        String order = unique("ord"), early = unique("evt");
+        queues.send("orders.fifo", order, shipped(early, order, 9L));
+        eventually().until(() -> "PARKED".equals(db.inboxStatus("orders", early)));
+        eventually().until(() -> given().get("/q/health/ready").statusCode() == 503);
+        given().get("/q/health/ready").then()
+                .body("checks.find { it.name == 'inbox-lag' }.status", equalTo("DOWN"))
+                .body("checks.find { it.name == 'inbox-lag' }.data.'orders.down'", containsString("parked event waits"));
+        given().get("/q/health/live").then().statusCode(200);
+    }
+}
