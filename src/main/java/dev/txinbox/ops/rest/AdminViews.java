@@ -7,8 +7,12 @@ import java.util.Map;
 import dev.txinbox.inbox.InboxAttempt;
 import dev.txinbox.inbox.InboxMessage;
 import dev.txinbox.ops.InboxStatistics;
+import io.quarkus.runtime.annotations.RegisterForReflection;
 
-/** The JSON shapes of the admin API. */
+/** The JSON shapes of the admin API (registered for reflection: Jackson reads them in a native build too). */
+@RegisterForReflection(targets = { AdminViews.Entry.class, AdminViews.Attempt.class, AdminViews.EntryDetail.class,
+        AdminViews.Page.class, AdminViews.Replay.class, AdminViews.Redrive.class, AdminViews.GapRelease.class,
+        AdminViews.ConsumerStats.class, AdminViews.Stats.class, InboxStatistics.ConsumerStats.class })
 final class AdminViews {
 
     private AdminViews() {
