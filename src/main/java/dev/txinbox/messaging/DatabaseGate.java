@@ -96,8 +96,9 @@ public class DatabaseGate {
         toOpen.complete(null);
     }
 
+    /** Lets waiting workers go (they then hand their messages back): the service is stopping. */
     @PreDestroy
-    void stop() {
+    void shutdown() {
         prober.shutdownNow();
         synchronized (this) {
             reopened.complete(null);

@@ -6,8 +6,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 
-import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.event.Observes;
 
 import org.eclipse.microprofile.reactive.messaging.Message;
 import org.jboss.logging.Logger;
@@ -17,6 +17,7 @@ import dev.txinbox.inbox.Inbox;
 import dev.txinbox.inbox.InboxResult;
 import dev.txinbox.inbox.Outcome;
 import dev.txinbox.ops.InboxMetrics;
+import io.quarkus.runtime.ShutdownEvent;
 import io.smallrye.reactive.messaging.aws.sqs.SqsIncomingMetadata;
 
 /**
@@ -46,6 +47,7 @@ public class SqsInboxReceiver {
     private final DatabaseGate databaseGate;
     private final Map<String, GroupDispatcher> dispatchers = new ConcurrentHashMap<>();
     private final Map<String, ConsumerProgress> progress = new ConcurrentHashMap<>();
+    private volatile boolean stopping;
 
     public SqsInboxReceiver(Inbox inbox, SqsQueues queues, GroupFence fence, FailurePolicy failurePolicy,
             InboxMetrics metrics, ConsumersConfig config, DatabaseGate databaseGate) {
@@ -67,6 +69,10 @@ public class SqsInboxReceiver {
             return CompletableFuture.completedFuture(null);
         }
         SqsDelivery delivery = SqsDelivery.of(settings.queue(), metadata.getMessage());
+        if (stopping) {
+            queues.releaseLater(consumer, delivery); // on the event loop: never wait for SQS here
+            return CompletableFuture.completedFuture(null);
+        }
         ConsumerProgress consumerProgress = progress(consumer);
         consumerProgress.taken(delivery);
         CompletionStage<Void> room = dispatcher(consumer, settings).submit(delivery.orderingKey(), () -> {
@@ -82,6 +88,11 @@ public class SqsInboxReceiver {
 
     private void process(String consumer, ConsumersConfig.Consumer settings, SqsDelivery delivery) {
         databaseGate.awaitOpen();
+        if (stopping) {
+            // Not started before shutdown: hand it back at once, for another instance or the next start.
+            queues.release(consumer, delivery, Duration.ZERO);
+            return;
+        }
         if (delivery.age().compareTo(settings.visibilityTimeout()) > 0) {
             // Waited longer than its visibility timeout (behind a slow group, or a database outage): SQS
             // has made it visible again and will deliver it anew. Processing this copy would only end
@@ -180,8 +191,14 @@ public class SqsInboxReceiver {
         return progress.computeIfAbsent(consumer, name -> new ConsumerProgress());
     }
 
-    @PreDestroy
-    void stop() {
+    /**
+     * Graceful stop, on SIGTERM, before the database and SQS clients close: messages being processed
+     * finish (or roll back at their transaction timeout), the ones not started go back to the queue.
+     */
+    void stop(@Observes ShutdownEvent event) {
+        stopping = true;
+        databaseGate.shutdown();
+        LOG.infof("stopping: messages being processed finish, the others go back to their queue");
         dispatchers.values().forEach(dispatcher -> dispatcher.shutdown(SHUTDOWN_GRACE));
     }
 }

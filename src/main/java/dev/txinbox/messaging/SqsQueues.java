@@ -79,6 +79,21 @@ public class SqsQueues {
         }
     }
 
+    /** Makes a message visible again now, without waiting for SQS's answer (for threads that must not block). */
+    void releaseLater(String consumer, SqsDelivery delivery) {
+        String url = urls.get(delivery.queue());
+        if (url == null) {
+            return; // never resolved: the message simply comes back after its visibility timeout
+        }
+        client.changeMessageVisibility(r -> r.queueUrl(url).receiptHandle(delivery.receiptHandle()).visibilityTimeout(0))
+                .whenComplete((ignored, failure) -> {
+                    if (failure != null) {
+                        metrics.ackFailed(consumer);
+                        LOG.debugf("could not hand message %s back: %s", delivery.messageId(), rootMessage(failure));
+                    }
+                });
+    }
+
     /**
      * Copies a message to a dead-letter queue: same body, same group, the reason in attributes. Throws
      * if SQS did not accept it, so that the caller keeps the original.
