@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Optional;
 import java.util.UUID;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -36,11 +37,18 @@ public class SqsQueues {
 
     private final SqsAsyncClient client;
     private final InboxMetrics metrics;
+    private final SqsConnectivity connectivity;
     private final Map<String, String> urls = new ConcurrentHashMap<>();
 
-    public SqsQueues(SqsAsyncClient client, InboxMetrics metrics) {
+    public SqsQueues(SqsAsyncClient client, InboxMetrics metrics, SqsConnectivity connectivity) {
         this.client = client;
         this.metrics = metrics;
+        this.connectivity = connectivity;
+    }
+
+    /** The queue's URL if it was resolved before; never calls SQS (for health checks, which must answer fast). */
+    public Optional<String> knownUrl(String queue) {
+        return Optional.ofNullable(urls.get(queue));
     }
 
     public String url(String queue) {
@@ -167,6 +175,10 @@ public class SqsQueues {
                     .messageAttributeNames(SqsDelivery.EVENT_ID_ATTRIBUTE)
                     .messageSystemAttributeNames(MessageSystemAttributeName.MESSAGE_GROUP_ID))).messages();
             if (messages.isEmpty()) {
+                if (!connectivity.reachable()) {
+                    // The client turns failed receives into empty ones; here the operator must hear of it.
+                    throw new IllegalStateException("SQS is unreachable: " + connectivity.lastError());
+                }
                 return moved;
             }
             for (Message message : messages) {

@@ -24,7 +24,7 @@ import dev.txinbox.ops.OpsConfig;
  * Liveness {@code consumer-loop}: DOWN when the receive loop has made no progress, neither a poll nor
  * a finished message, for {@code txinbox.health.stall-after} (a stuck handler holds every worker and
  * the channel stops fetching). Never DOWN for lag, nor while consumption waits on purpose for the
- * database to come back: restarting would not help either. A channel that died shows in SmallRye's
+ * database or SQS to come back (readiness reports those): restarting would not help either. A channel that died shows in SmallRye's
  * own liveness check beside this one.
  */
 @Liveness
@@ -49,12 +49,9 @@ public class ConsumerLoopLivenessCheck implements HealthCheck {
         this.health = health;
     }
 
+    /** Without SQS calls: a probe must answer within its timeout even while SQS does not. */
     private Optional<Instant> lastPoll(String queue) {
-        try {
-            return Optional.ofNullable(connectivity.lastPoll(queues.url(queue)));
-        } catch (RuntimeException e) {
-            return Optional.empty(); // SQS unreachable: readiness reports that, liveness waits for progress
-        }
+        return queues.knownUrl(queue).map(connectivity::lastPoll);
     }
 
     @Override
@@ -69,7 +66,7 @@ public class ConsumerLoopLivenessCheck implements HealthCheck {
                     progress.lastFinished()).flatMap(Optional::stream).max(Instant::compareTo).orElse(started);
             long idle = Duration.between(last, now).toSeconds();
             response.withData(consumer + ".secondsSinceProgress", idle);
-            if (databaseGate.isOpen() && idle > health.stallAfter().toSeconds()) {
+            if (databaseGate.isOpen() && connectivity.reachable() && idle > health.stallAfter().toSeconds()) {
                 response.down().withData(consumer + ".down", "no poll and no finished message for " + idle + " s");
             }
         }
