@@ -8,10 +8,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.sql.Timestamp;
 import java.time.Instant;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 
 import org.junit.jupiter.api.Test;
 
@@ -29,7 +27,6 @@ import software.amazon.awssdk.services.sqs.model.Message;
 class FailurePathTest extends ServiceTest {
 
     private static final String LEDGER = LedgerConsumer.CONSUMER;
-    private final List<Message> deadLetters = new ArrayList<>();
 
     @Test
     void eachFailedAttemptIsRecordedAndRetriedAfterABackoff() {
@@ -60,7 +57,7 @@ class FailurePathTest extends ServiceTest {
         String sqsId = queues.send("ledger.fifo", group, ledgerEvent(event, group, null, "{\"failTimes\":99}"));
 
         eventually().until(() -> "DEAD".equals(db.inboxStatus(LEDGER, event)));
-        Message copy = deadLetter(sqsId);
+        Message copy = awaitDeadLetter("ledger-dlq.fifo", sqsId);
         assertEquals("gave up after 3 attempts", attribute(copy, "txinbox-reason"));
         assertTrue(attribute(copy, "txinbox-error").contains("scripted failure 3"));
         assertEquals("3", attribute(copy, "txinbox-attempts"));
@@ -119,7 +116,7 @@ class FailurePathTest extends ServiceTest {
         }
         eventually().until(() -> "DEAD".equals(db.inboxStatus(LEDGER, event)));
         eventually().until(() -> queues.depth("ledger.fifo") == 0);
-        assertTrue(attribute(deadLetterOf(event), "txinbox-error").contains("unknown event type"));
+        assertTrue(attribute(awaitMessage("ledger-dlq.fifo", m -> m.body().contains(event)), "txinbox-error").contains("unknown event type"));
     }
 
     private static String ledgerEvent(String eventId, String group, Long sequence, String payload) {
@@ -151,24 +148,5 @@ class FailurePathTest extends ServiceTest {
     private static String attribute(Message message, String name) {
         var value = message.messageAttributes().get(name);
         return value == null ? null : value.stringValue();
-    }
-
-    private Message deadLetterOf(String eventId) {
-        eventually().until(() -> {
-            deadLetters.addAll(queues.drain("ledger-dlq.fifo"));
-            return deadLetters.stream().anyMatch(m -> m.body().contains(eventId));
-        });
-        return deadLetters.stream().filter(m -> m.body().contains(eventId)).findFirst().orElseThrow();
-    }
-
-    private Message deadLetter(String sourceMessageId) {
-        eventually().until(() -> find(sourceMessageId).isPresent());
-        return find(sourceMessageId).orElseThrow();
-    }
-
-    private Optional<Message> find(String sourceMessageId) {
-        deadLetters.addAll(queues.drain("ledger-dlq.fifo"));
-        return deadLetters.stream()
-                .filter(m -> sourceMessageId.equals(attribute(m, "txinbox-source-message-id"))).findFirst();
     }
 }

@@ -7,10 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -28,8 +25,6 @@ import software.amazon.awssdk.services.sqs.model.Message;
 @QuarkusTest
 class MalformedMessageTest extends ServiceTest {
 
-    private final List<Message> deadLetters = new ArrayList<>();
-
     @ParameterizedTest(name = "{0}")
     @CsvSource(delimiter = '|', value = {
             "not JSON              | {\"eventId\": \"%s\", oops                                   | body is not valid JSON",
@@ -45,7 +40,7 @@ class MalformedMessageTest extends ServiceTest {
         queues.send("orders.fifo", group, created(good, group, null, 100));
 
         eventually().until(() -> "PROCESSED".equals(db.inboxStatus("orders", good)));
-        Message copy = deadLetter(sqsId);
+        Message copy = awaitDeadLetter("orders-dlq.fifo", sqsId);
         assertEquals(bodyTemplate.formatted(bad), copy.body());
         assertEquals(group, copy.attributes().get(software.amazon.awssdk.services.sqs.model.MessageSystemAttributeName.MESSAGE_GROUP_ID));
         assertEquals("invalid message", copy.messageAttributes().get("txinbox-reason").stringValue());
@@ -68,7 +63,7 @@ class MalformedMessageTest extends ServiceTest {
         String group = unique("ord");
         String body = "{\"eventId\":\"" + unique("big") + "\",\"padding\":\"" + "x".repeat(20_000) + "\"}";
         String sqsId = queues.send("orders.fifo", group, body);
-        Message copy = deadLetter(sqsId);
+        Message copy = awaitDeadLetter("orders-dlq.fifo", sqsId);
         String error = copy.messageAttributes().get("txinbox-error").stringValue();
         assertTrue(error.contains("larger than the limit of 16384 bytes"), error);
         assertEquals(body, copy.body());
@@ -92,16 +87,5 @@ class MalformedMessageTest extends ServiceTest {
                 "{\"customerId\":\"c\",\"amount\":1,\"currency\":\"EUR\"}").replace("\"eventId\":\"ignored\",", "");
         queues.send("orders.fifo", group, body, Map.of("event-id", eventId));
         eventually().until(() -> "PROCESSED".equals(db.inboxStatus("orders", eventId)));
-    }
-
-    private Message deadLetter(String sourceMessageId) {
-        eventually().until(() -> find(sourceMessageId).isPresent());
-        return find(sourceMessageId).orElseThrow();
-    }
-
-    private Optional<Message> find(String sourceMessageId) {
-        deadLetters.addAll(queues.drain("orders-dlq.fifo"));
-        return deadLetters.stream().filter(m -> sourceMessageId.equals(
-                m.messageAttributes().get("txinbox-source-message-id").stringValue())).findFirst();
     }
 }

@@ -1,6 +1,9 @@
 package dev.txinbox.support;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Predicate;
 
 import jakarta.inject.Inject;
 
@@ -11,6 +14,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 
 import io.quarkus.test.common.QuarkusTestResource;
+import software.amazon.awssdk.services.sqs.model.Message;
 
 /** Base of the scenario tests: the running service, its database and the broker. */
 @QuarkusTestResource(PostgresDatabaseResource.class)
@@ -24,6 +28,7 @@ public abstract class ServiceTest {
     String endpoint;
 
     protected TestQueues queues;
+    private final List<Message> drained = new ArrayList<>();
 
     @BeforeEach
     void openQueues() {
@@ -33,6 +38,21 @@ public abstract class ServiceTest {
     @AfterEach
     void closeQueues() {
         queues.close();
+    }
+
+    /** Waits for a message matching {@code wanted} in a (dead-letter) queue, draining it; what else came is kept. */
+    protected Message awaitMessage(String queue, Predicate<Message> wanted) {
+        eventually().until(() -> {
+            drained.addAll(queues.drain(queue));
+            return drained.stream().anyMatch(wanted);
+        });
+        return drained.stream().filter(wanted).findFirst().orElseThrow();
+    }
+
+    /** The dead-letter copy of the SQS message {@code sourceMessageId}. */
+    protected Message awaitDeadLetter(String queue, String sourceMessageId) {
+        return awaitMessage(queue, m -> m.messageAttributes().containsKey("txinbox-source-message-id")
+                && sourceMessageId.equals(m.messageAttributes().get("txinbox-source-message-id").stringValue()));
     }
 
     protected static ConditionFactory eventually() {
