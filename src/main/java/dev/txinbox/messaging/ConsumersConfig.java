@@ -28,11 +28,11 @@ public interface ConsumersConfig {
         String dlq();
 
         /** Message groups processed at the same time (worker threads); one group is never processed in parallel. */
-        @WithDefault("4")
+        @WithDefault("16")
         int parallelism();
 
         /** Messages accepted from the channel but not finished, at most; beyond it, fetching waits. */
-        @WithDefault("40")
+        @WithDefault("80")
         int maxInFlight();
 
         /** The queue's visibility timeout: bounds how long a failed message holds back its group. */
