@@ -1,5 +1,6 @@
 package dev.txinbox.messaging;
 
+import static dev.txinbox.support.Events.ledger;
 import static dev.txinbox.support.Events.unique;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -31,7 +32,7 @@ class FailurePathTest extends ServiceTest {
     @Test
     void eachFailedAttemptIsRecordedAndRetriedAfterABackoff() {
         String group = unique("grp"), event = unique("evt");
-        queues.send("ledger.fifo", group, ledgerEvent(event, group, null, "{\"failTimes\":2}"));
+        queues.send("ledger.fifo", group, ledger(event, group, null, "{\"failTimes\":2}"));
 
         eventually().until(() -> "PROCESSED".equals(db.inboxStatus(LEDGER, event)));
         Map<String, Object> entry = db.row("select attempt_count, processed_at, next_attempt_at, error_text"
@@ -54,7 +55,7 @@ class FailurePathTest extends ServiceTest {
     void afterTheLastAttemptTheMessageIsDeadLetteredWithItsHistory() {
         String group = unique("grp"), event = unique("evt");
         double before = Metrics.outcomes("ledger", "dead_lettered");
-        String sqsId = queues.send("ledger.fifo", group, ledgerEvent(event, group, null, "{\"failTimes\":99}"));
+        String sqsId = queues.send("ledger.fifo", group, ledger(event, group, null, "{\"failTimes\":99}"));
 
         eventually().until(() -> "DEAD".equals(db.inboxStatus(LEDGER, event)));
         Message copy = awaitDeadLetter("ledger-dlq.fifo", sqsId);
@@ -74,7 +75,7 @@ class FailurePathTest extends ServiceTest {
         assertTrue(Metrics.scrape().contains("txinbox_attempts_count{consumer=\"ledger\",outcome=\"dead_lettered\"}"));
 
         // A dead-lettered event never took effect: sent again (fixed), it is processed, not a duplicate.
-        queues.send("ledger.fifo", group, ledgerEvent(event, group, null, "{}"));
+        queues.send("ledger.fifo", group, ledger(event, group, null, "{}"));
         eventually().until(() -> "PROCESSED".equals(db.inboxStatus(LEDGER, event)));
         assertEquals(1, db.count("select count(*) from ledger_entries where event_id = ?", event));
     }
@@ -83,11 +84,11 @@ class FailurePathTest extends ServiceTest {
     void whileAnEventRetriesItsSuccessorsWaitAndAfterTheDeadLetterTheyParkUntilTheGapFills() {
         String group = unique("agg");
         String m0 = unique("m0"), m1 = unique("m1"), m2 = unique("m2"), m3 = unique("m3");
-        queues.send("ledger.fifo", group, ledgerEvent(m0, group, null, "{\"sleepMs\":1500}"));
+        queues.send("ledger.fifo", group, ledger(m0, group, null, "{\"sleepMs\":1500}"));
         queues.sendBatch("ledger.fifo", group, List.of(
-                ledgerEvent(m1, group, 1L, "{\"failTimes\":99}"),
-                ledgerEvent(m2, group, 2L, "{}"),
-                ledgerEvent(m3, group, 3L, "{}")));
+                ledger(m1, group, 1L, "{\"failTimes\":99}"),
+                ledger(m2, group, 2L, "{}"),
+                ledger(m3, group, 3L, "{}")));
 
         eventually().until(() -> "DEAD".equals(db.inboxStatus(LEDGER, m1)));
         eventually().until(() -> "PARKED".equals(db.inboxStatus(LEDGER, m2)) && "PARKED".equals(db.inboxStatus(LEDGER, m3)));
@@ -96,7 +97,7 @@ class FailurePathTest extends ServiceTest {
         assertTrue(received(m2).isAfter(deadAt(m1)), "m2 was first taken after m1 was dead-lettered");
 
         // The gap is filled by the fixed event (as a redrive or a replay would bring it).
-        queues.send("ledger.fifo", group, ledgerEvent(m1, group, 1L, "{}"));
+        queues.send("ledger.fifo", group, ledger(m1, group, 1L, "{}"));
         eventually().until(() -> "PROCESSED".equals(db.inboxStatus(LEDGER, m3)));
         assertEquals(List.of(m0, m1, m2, m3), appliedIn(group));
     }
@@ -117,11 +118,6 @@ class FailurePathTest extends ServiceTest {
         eventually().until(() -> "DEAD".equals(db.inboxStatus(LEDGER, event)));
         eventually().until(() -> queues.depth("ledger.fifo") == 0);
         assertTrue(attribute(awaitMessage("ledger-dlq.fifo", m -> m.body().contains(event)), "txinbox-error").contains("unknown event type"));
-    }
-
-    private static String ledgerEvent(String eventId, String group, Long sequence, String payload) {
-        return "{\"eventId\":\"" + eventId + "\",\"type\":\"ENTRY\",\"aggregateId\":\"" + group + "\""
-                + (sequence == null ? "" : ",\"sequence\":" + sequence) + ",\"payload\":" + payload + "}";
     }
 
     private List<Object> appliedIn(String group) {

@@ -1,6 +1,7 @@
 package dev.txinbox.ops;
 
 import static dev.txinbox.support.Events.created;
+import static dev.txinbox.support.Events.ledger;
 import static dev.txinbox.support.Events.paid;
 import static dev.txinbox.support.Events.shipped;
 import static dev.txinbox.support.Events.unique;
@@ -58,8 +59,7 @@ class AdminApiTest extends ServiceTest {
     @Test
     void entriesCanBeListedByFilterAndReadWithTheirAttemptHistory() {
         String group = unique("grp"), event = unique("evt");
-        queues.send("ledger.fifo", group, "{\"eventId\":\"" + event + "\",\"type\":\"ENTRY\",\"aggregateId\":\"" + group
-                + "\",\"payload\":{\"failTimes\":1}}");
+        queues.send("ledger.fifo", group, ledger(event, group, "{\"failTimes\":1}"));
         eventually().until(() -> "PROCESSED".equals(db.inboxStatus(LedgerConsumer.CONSUMER, event)));
 
         admin().get("/admin/inbox?consumer=ledger&aggregateId=" + group + "&status=processed").then().statusCode(200)
@@ -86,8 +86,7 @@ class AdminApiTest extends ServiceTest {
 
         // A payment that failed for good (the ledger consumer gives up after 3 attempts) ...
         String group = unique("grp"), event = unique("evt");
-        queues.send("ledger.fifo", group, "{\"eventId\":\"" + event + "\",\"type\":\"ENTRY\",\"aggregateId\":\"" + group
-                + "\",\"payload\":{\"failTimes\":3}}");
+        queues.send("ledger.fifo", group, ledger(event, group, "{\"failTimes\":3}"));
         eventually().until(() -> "DEAD".equals(db.inboxStatus(LedgerConsumer.CONSUMER, event)));
         // ... is replayed once the cause is gone (the handler fails only three times).
         admin().post("/admin/inbox/ledger/" + event + "/replay").then().statusCode(200)

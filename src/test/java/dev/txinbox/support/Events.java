@@ -35,8 +35,13 @@ public final class Events {
         return event(eventId, "ORDER_CANCELLED", orderId, sequence, "{\"reason\":\"customer asked\"}");
     }
 
+    /** An event of the test-only ledger consumer, whose payload scripts its behaviour (see LedgerConsumer). */
     public static String ledger(String eventId, String group, String payload) {
-        return "{\"eventId\":\"" + eventId + "\",\"type\":\"ENTRY\",\"aggregateId\":\"" + group + "\",\"payload\":"
-                + payload + "}";
+        return ledger(eventId, group, null, payload);
+    }
+
+    public static String ledger(String eventId, String group, Long sequence, String payload) {
+        return "{\"eventId\":\"" + eventId + "\",\"type\":\"ENTRY\",\"aggregateId\":\"" + group + "\""
+                + (sequence == null ? "" : ",\"sequence\":" + sequence) + ",\"payload\":" + payload + "}";
     }
 }
