@@ -1,0 +1,61 @@
+package dev.txinbox.bench;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
+
+import software.amazon.awssdk.services.sqs.model.DeleteMessageBatchRequestEntry;
+import software.amazon.awssdk.services.sqs.model.Message;
+
+/**
+ * The drain ceiling: receives and deletes (DeleteMessageBatch), touching no database. Nothing real can be
+ * faster on the same broker, so txinbox's throughput divided by this one says how much of the broker's
+ * speed the inbox keeps. Runs as its own process, so its CPU is measured like the service's.
+ * <p>
+ * Usage: Drain endpoint queueUrl pollers expectedMessages
+ */
+public final class Drain {
+
+    public static void main(String[] args) throws Exception {
+        String endpoint = args[0];
+        String queueUrl = args[1];
+        int pollers = Integer.parseInt(args[2]);
+        long expected = Long.parseLong(args[3]);
+        AtomicLong handled = new AtomicLong();
+        AtomicLong lastDelete = new AtomicLong();
+        try (Sqs sqs = new Sqs(endpoint, pollers * 2)) {
+            List<Thread> threads = new ArrayList<>();
+            for (int i = 0; i < pollers; i++) {
+                Thread thread = new Thread(() -> {
+                    while (handled.get() < expected) {
+                        List<Message> messages = sqs.client().receiveMessage(r -> r.queueUrl(queueUrl)
+                                .maxNumberOfMessages(10).waitTimeSeconds(1)).messages();
+                        if (messages.isEmpty()) {
+                            continue;
+                        }
+                        List<DeleteMessageBatchRequestEntry> entries = new ArrayList<>();
+                        for (int m = 0; m < messages.size(); m++) {
+                            entries.add(DeleteMessageBatchRequestEntry.builder().id(Integer.toString(m))
+                                    .receiptHandle(messages.get(m).receiptHandle()).build());
+                        }
+                        sqs.client().deleteMessageBatch(r -> r.queueUrl(queueUrl).entries(entries));
+                        handled.addAndGet(messages.size());
+                        lastDelete.accumulateAndGet(System.currentTimeMillis(), Math::max);
+                    }
+                }, "drain-" + i);
+                thread.start();
+                threads.add(thread);
+            }
+            for (Thread thread : threads) {
+                thread.join();
+            }
+        }
+        System.out.println("{\"cpuMillis\":" + cpuMillis() + ",\"handled\":" + handled.get() + ",\"lastCommitMillis\":" + lastDelete.get() + "}");
+    }
+
+    /** This process's own CPU, reported at the end: the harness cannot read /proc once it has exited. */
+    static double cpuMillis() {
+        return java.lang.management.ManagementFactory.getPlatformMXBean(
+                com.sun.management.OperatingSystemMXBean.class).getProcessCpuTime() / 1e6;
+    }
+}

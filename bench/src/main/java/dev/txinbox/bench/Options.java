@@ -1,0 +1,94 @@
+package dev.txinbox.bench;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+/** Command-line options of bench/run (see docs/BENCHMARKS.md); {@code --quick} shrinks every run. */
+final class Options {
+
+    String mode = "full";
+    int messages = 100_000;
+    int groups = 1000;
+    int curveMessages = 20_000;
+    int pacedSeconds = 30;
+    int warmUp = 10_000;
+    int parallelism = 16;
+    List<Integer> parallelismCurve = List.of(1, 2, 4, 8);
+    List<Integer> groupCurve = List.of(1, 10, 1000);
+    double duplicates = 0.05;
+    double outOfOrder = 0.05;
+    double poison = 0.001;
+    int payloadBytes = 0;
+    long seed = 42;
+    int producerThreads = 4;
+    int httpPort = 18080;
+    String endpoint = "http://127.0.0.1:9334";
+    long brokerPid;
+    Path jar = Path.of("target/quarkus-app/quarkus-run.jar");
+    Path out = Path.of("bench/results");
+    boolean jfr;
+    List<String> runs = List.of("txinbox", "drain", "naive", "latency", "curves");
+    String command;
+
+    StreamSpec spec() {
+        return new StreamSpec(messages, groups, duplicates, outOfOrder, poison, payloadBytes, seed);
+    }
+
+    static Options parse(String[] args) {
+        Options o = new Options();
+        List<String> given = new ArrayList<>(Arrays.asList(args));
+        o.command = "bench/run " + String.join(" ", given.stream().filter(a -> !a.startsWith("--broker-pid")
+                && !a.startsWith("--jar") && !a.startsWith("--endpoint")).toList());
+        if (given.contains("--quick")) {
+            o.mode = "quick";
+            o.messages = 10_000;
+            o.curveMessages = 3_000;
+            o.pacedSeconds = 10;
+            o.warmUp = 3_000;
+        }
+        for (String arg : given) {
+            if (arg.equals("--quick")) {
+                continue;
+            }
+            if (arg.equals("--jfr")) {
+                o.jfr = true;
+                continue;
+            }
+            String[] kv = arg.split("=", 2);
+            if (kv.length != 2 || !kv[0].startsWith("--")) {
+                throw new IllegalArgumentException("expected --name=value, got " + arg);
+            }
+            String v = kv[1];
+            switch (kv[0]) {
+                case "--messages" -> o.messages = Integer.parseInt(v);
+                case "--groups" -> o.groups = Integer.parseInt(v);
+                case "--curve-messages" -> o.curveMessages = Integer.parseInt(v);
+                case "--runs" -> o.runs = Arrays.asList(v.split(","));
+                case "--warm-up" -> o.warmUp = Integer.parseInt(v);
+                case "--paced-seconds" -> o.pacedSeconds = Integer.parseInt(v);
+                case "--parallelism" -> o.parallelism = Integer.parseInt(v);
+                case "--parallelism-curve" -> o.parallelismCurve = ints(v);
+                case "--group-curve" -> o.groupCurve = ints(v);
+                case "--duplicates" -> o.duplicates = Double.parseDouble(v);
+                case "--out-of-order" -> o.outOfOrder = Double.parseDouble(v);
+                case "--poison" -> o.poison = Double.parseDouble(v);
+                case "--payload-bytes" -> o.payloadBytes = Integer.parseInt(v);
+                case "--seed" -> o.seed = Long.parseLong(v);
+                case "--producer-threads" -> o.producerThreads = Integer.parseInt(v);
+                case "--http-port" -> o.httpPort = Integer.parseInt(v);
+                case "--endpoint" -> o.endpoint = v;
+                case "--broker-pid" -> o.brokerPid = Long.parseLong(v);
+                case "--jar" -> o.jar = Path.of(v);
+                case "--out" -> o.out = Path.of(v);
+                default -> throw new IllegalArgumentException("unknown option " + kv[0] + " (see docs/BENCHMARKS.md)");
+            }
+        }
+        return o;
+    }
+
+    private static List<Integer> ints(String csv) {
+        return csv.isBlank() ? List.of() : Arrays.stream(csv.split(",")).map(String::trim).map(Integer::parseInt).toList();
+    }
+}

@@ -1,0 +1,9 @@
+package dev.txinbox.bench;
+
+/** One SQS message the producer sends. {@code eventId} is null for poison without one. */
+public record Outgoing(String groupId, String deduplicationId, String body, String eventId, Kind kind) {
+
+    public enum Kind {
+        EVENT, DUPLICATE, POISON
+    }
+}
