@@ -218,26 +218,30 @@ public class Inbox {
 
     /**
      * Applies the parked successors of {@code last}, in order, while they form an unbroken run; a
-     * rejected successor still counts as consumed, or its stream would stall behind it forever.
-     * Returns the last sequence consumed.
+     * rejected successor still counts as consumed, or its stream would stall behind it forever. Parked
+     * events the stream has moved past (another event with the same sequence was applied) can never
+     * apply: they become STALE instead of waiting forever. Returns the last sequence consumed.
      */
     private long drainParked(InboxHandler handler, String consumer, String aggregateId, long last) {
-        Optional<InboxMessage> next;
-        while ((next = repository.findParked(consumer, aggregateId, last + 1)).isPresent()) {
-            InboxMessage entry = next.get();
+        for (InboxRepository.Parked entry : repository.parked(consumer, aggregateId)) {
+            if (entry.sequence() <= last) {
+                repository.finish(entry.id(), InboxStatus.STALE, "another event with this sequence was applied first");
+                continue;
+            }
+            if (entry.sequence() != last + 1) {
+                break; // another gap: the rest waits for it
+            }
             HandlerResult result;
             try {
-                result = handler.apply(parser.parse(entry.body, entry.messageId));
+                result = handler.apply(parser.parse(entry.body(), entry.messageId()));
             } catch (InvalidMessageException e) {
                 result = HandlerResult.rejected("invalid when unparked: " + e.getMessage());
             }
-            entry.status = result.applied() ? InboxStatus.PROCESSED : InboxStatus.REJECTED;
-            entry.errorText = result.reason();
-            entry.processedAt = Instant.now();
+            repository.finish(entry.id(), result.applied() ? InboxStatus.PROCESSED : InboxStatus.REJECTED,
+                    result.reason());
             last++;
-            LOG.debugf("unparked %s/%s sequence %d: %s", consumer, aggregateId, last, entry.status);
+            LOG.debugf("unparked %s/%s sequence %d: %s", consumer, aggregateId, last, result.applied() ? "applied" : "rejected");
         }
-        repository.staleParkedUpTo(consumer, aggregateId, last);
         return last;
     }
 

@@ -8,6 +8,8 @@ import java.sql.Timestamp;
 import java.sql.Types;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 import java.util.function.IntFunction;
 
@@ -139,10 +141,30 @@ public class InboxRepository implements PanacheRepositoryBase<InboxMessage, Long
         return find("consumerName = ?1 and messageId = ?2", consumer, messageId).firstResultOptional();
     }
 
-    /** The parked event at exactly {@code sequence} of a stream; the earliest received if several. */
-    public Optional<InboxMessage> findParked(String consumer, String aggregateId, long sequence) {
-        return find("consumerName = ?1 and aggregateId = ?2 and sequenceNumber = ?3 and status = ?4 order by id",
-                consumer, aggregateId, sequence, InboxStatus.PARKED).firstResultOptional();
+    /** A parked event, as draining a stream needs it. */
+    public record Parked(long id, String messageId, long sequence, String body) {
+    }
+
+    /**
+     * The parked events of a stream, lowest sequence first (the earliest received first among equal
+     * sequences). One indexed look-up that usually finds nothing, made after every applied event.
+     */
+    public List<Parked> parked(String consumer, String aggregateId) {
+        return session().doReturningWork(connection -> {
+            try (PreparedStatement ps = connection.prepareStatement("select id, message_id, sequence_number, body"
+                    + " from inbox_messages where consumer_name = ? and aggregate_id = ? and status = 'PARKED'"
+                    + " order by sequence_number, id")) {
+                ps.setString(1, consumer);
+                ps.setString(2, aggregateId);
+                List<Parked> parked = new ArrayList<>();
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        parked.add(new Parked(rs.getLong(1), rs.getString(2), rs.getLong(3), rs.getString(4)));
+                    }
+                }
+                return parked;
+            }
+        });
     }
 
     /** The lowest parked sequence of a stream above {@code last}, if any. */
@@ -151,17 +173,6 @@ public class InboxRepository implements PanacheRepositoryBase<InboxMessage, Long
                 + " where m.consumerName = ?1 and m.aggregateId = ?2 and m.status = ?3 and m.sequenceNumber > ?4",
                 Long.class).setParameter(1, consumer).setParameter(2, aggregateId)
                 .setParameter(3, InboxStatus.PARKED).setParameter(4, last).getSingleResult());
-    }
-
-    /**
-     * Parked events the stream has moved past (another event with the same sequence was applied)
-     * can never apply: they become STALE instead of waiting forever.
-     */
-    public int staleParkedUpTo(String consumer, String aggregateId, long lastSequence) {
-        return update("status = ?1, processedAt = ?2, errorText = ?3 where consumerName = ?4 and aggregateId = ?5"
-                + " and status = ?6 and sequenceNumber <= ?7",
-                InboxStatus.STALE, Instant.now(), "another event with this sequence was applied first",
-                consumer, aggregateId, InboxStatus.PARKED, lastSequence);
     }
 
     /** A round trip to the database, for telling an outage from its end. */

@@ -6,6 +6,7 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 
+import dev.txinbox.ops.InboxMetrics;
 import software.amazon.awssdk.core.exception.SdkClientException;
 import software.amazon.awssdk.services.sqs.SqsAsyncClient;
 import software.amazon.awssdk.services.sqs.SqsServiceClientConfiguration;
@@ -41,10 +42,12 @@ final class ResilientSqsClient implements SqsAsyncClient {
 
     private final SqsAsyncClient delegate;
     private final SqsConnectivity connectivity;
+    private final InboxMetrics metrics;
 
-    ResilientSqsClient(SqsAsyncClient delegate, SqsConnectivity connectivity) {
+    ResilientSqsClient(SqsAsyncClient delegate, SqsConnectivity connectivity, InboxMetrics metrics) {
         this.delegate = delegate;
         this.connectivity = connectivity;
+        this.metrics = metrics;
     }
 
     @Override
@@ -63,6 +66,7 @@ final class ResilientSqsClient implements SqsAsyncClient {
         return call.handle((response, failure) -> {
             if (failure == null) {
                 connectivity.succeeded();
+                metrics.sqsRequest("receive", response.messages().size());
                 return CompletableFuture.completedFuture(response);
             }
             Duration backoff = connectivity.failed(unwrap(failure));

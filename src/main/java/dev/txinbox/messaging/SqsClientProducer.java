@@ -1,5 +1,6 @@
 package dev.txinbox.messaging;
 
+import dev.txinbox.ops.InboxMetrics;
 import jakarta.annotation.Priority;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Alternative;
@@ -26,12 +27,12 @@ public class SqsClientProducer {
     @Singleton
     @Alternative
     @Priority(1)
-    SqsAsyncClient resilientSqsClient(BeanManager beans, SqsConnectivity connectivity) {
+    SqsAsyncClient resilientSqsClient(BeanManager beans, SqsConnectivity connectivity, InboxMetrics metrics) {
         for (Bean<?> bean : beans.getBeans(SqsAsyncClient.class, Any.Literal.INSTANCE)) {
             if (!bean.getBeanClass().equals(SqsClientProducer.class)) {
                 SqsAsyncClient extensionClient = (SqsAsyncClient) beans.getReference(bean, SqsAsyncClient.class,
                         beans.createCreationalContext(bean));
-                return new ResilientSqsClient(extensionClient, connectivity);
+                return new ResilientSqsClient(extensionClient, connectivity, metrics);
             }
         }
         throw new IllegalStateException("the Quarkus SQS extension provides no SqsAsyncClient");

@@ -24,7 +24,7 @@ import io.smallrye.reactive.messaging.aws.sqs.SqsIncomingMetadata;
  * Between the SQS channel and the inbox. Takes each received message, orders it behind its group,
  * runs it through the {@link Inbox} and settles it with SQS only after the inbox committed:
  * <ul>
- * <li>final outcomes: delete;</li>
+ * <li>final outcomes: delete (in batches, {@link DeleteBatcher});</li>
  * <li>{@code retried}: release after a backoff, and hold its group ({@link GroupFence});</li>
  * <li>{@code dead_lettered}: copy to the dead-letter queue, record DEAD, then delete; if the copy
  * fails the message is retried instead, so nothing leaves the queue without a copy.</li>
@@ -45,13 +45,15 @@ public class SqsInboxReceiver {
     private final InboxMetrics metrics;
     private final ConsumersConfig config;
     private final DatabaseGate databaseGate;
+    private final DeleteBatcher deletes;
     private final Map<String, GroupDispatcher> dispatchers = new ConcurrentHashMap<>();
     private final Map<String, ConsumerProgress> progress = new ConcurrentHashMap<>();
     private volatile boolean stopping;
 
     public SqsInboxReceiver(Inbox inbox, SqsQueues queues, GroupFence fence, FailurePolicy failurePolicy,
-            InboxMetrics metrics, ConsumersConfig config, DatabaseGate databaseGate) {
+            InboxMetrics metrics, ConsumersConfig config, DatabaseGate databaseGate, DeleteBatcher deletes) {
         this.inbox = inbox;
+        this.deletes = deletes;
         this.databaseGate = databaseGate;
         this.queues = queues;
         this.fence = fence;
@@ -133,10 +135,10 @@ public class SqsInboxReceiver {
                 return deadLetter(consumer, settings, delivery, result);
             case REJECTED:
                 LOG.infof("consumer %s: event %s rejected: %s", consumer, result.eventId(), result.detail());
-                queues.delete(consumer, delivery);
+                deletes.delete(consumer, delivery);
                 return Outcome.REJECTED;
             default:
-                queues.delete(consumer, delivery);
+                deletes.delete(consumer, delivery);
                 return result.outcome();
         }
     }
@@ -155,7 +157,7 @@ public class SqsInboxReceiver {
         }
         LOG.warnf("consumer %s: message %s (event %s) dead-lettered to %s, %s: %s", consumer, delivery.messageId(),
                 result.eventId(), settings.dlq(), reason, result.detail());
-        queues.delete(consumer, delivery);
+        deletes.delete(consumer, delivery);
         return Outcome.DEAD_LETTERED;
     }
 
@@ -200,5 +202,6 @@ public class SqsInboxReceiver {
         databaseGate.shutdown();
         LOG.infof("stopping: messages being processed finish, the others go back to their queue");
         dispatchers.values().forEach(dispatcher -> dispatcher.shutdown(SHUTDOWN_GRACE));
+        deletes.flush(Duration.ofSeconds(5));
     }
 }

@@ -60,19 +60,6 @@ public class SqsQueues {
         return url;
     }
 
-    /** Deletes a processed message; returns false (and logs) if SQS refused, e.g. a stale receipt handle. */
-    boolean delete(String consumer, SqsDelivery delivery) {
-        try {
-            await(client.deleteMessage(r -> r.queueUrl(url(delivery.queue())).receiptHandle(delivery.receiptHandle())));
-            return true;
-        } catch (RuntimeException e) {
-            metrics.ackFailed(consumer);
-            LOG.warnf("could not delete message %s from %s after its outcome was committed (%s); it will be"
-                    + " redelivered and recognised as a duplicate", delivery.messageId(), delivery.queue(), rootMessage(e));
-            return false;
-        }
-    }
-
     /** Makes a message visible again after {@code delay}; false (and logged) if SQS refused. */
     boolean release(String consumer, SqsDelivery delivery, Duration delay) {
         try {

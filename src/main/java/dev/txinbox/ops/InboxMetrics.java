@@ -1,6 +1,8 @@
 package dev.txinbox.ops;
 
 import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 
 import jakarta.enterprise.context.ApplicationScoped;
 
@@ -15,6 +17,11 @@ import io.micrometer.core.instrument.Timer;
 public class InboxMetrics {
 
     private final MeterRegistry registry;
+    /** Looking a meter up through its builder costs more than the record itself: once per consumer and outcome. */
+    private final Map<String, OutcomeMeters> outcomes = new ConcurrentHashMap<>();
+
+    private record OutcomeMeters(Counter messages, Timer processing, DistributionSummary attempts) {
+    }
 
     public InboxMetrics(MeterRegistry registry) {
         this.registry = registry;
@@ -22,23 +29,38 @@ public class InboxMetrics {
 
     /** {@code txinbox_messages_total{consumer,outcome}} and {@code txinbox_processing_seconds}. */
     public void record(String consumer, Outcome outcome, Duration took, int attempts) {
+        OutcomeMeters meters = outcomes.computeIfAbsent(consumer + '\0' + outcome.label(), key -> new OutcomeMeters(
+                Counter.builder("txinbox.messages")
+                        .description("Received messages by final outcome")
+                        .tags("consumer", consumer, "outcome", outcome.label())
+                        .register(registry),
+                Timer.builder("txinbox.processing")
+                        .description("Time from taking a message to settling it with the broker")
+                        .tags("consumer", consumer, "outcome", outcome.label())
+                        .publishPercentileHistogram()
+                        .register(registry),
+                DistributionSummary.builder("txinbox.attempts")
+                        .description("Attempts a message took, by outcome (1 = first try)")
+                        .tags("consumer", consumer, "outcome", outcome.label())
+                        .publishPercentileHistogram()
+                        .minimumExpectedValue(1.0).maximumExpectedValue(100.0)
+                        .register(registry)));
         if (attempts > 0) {
-            DistributionSummary.builder("txinbox.attempts")
-                    .description("Attempts a message took, by outcome (1 = first try)")
-                    .tags("consumer", consumer, "outcome", outcome.label())
-                    .publishPercentileHistogram()
-                    .minimumExpectedValue(1.0).maximumExpectedValue(100.0)
-                    .register(registry).record(attempts);
+            meters.attempts().record(attempts);
         }
-        Counter.builder("txinbox.messages")
-                .description("Received messages by final outcome")
-                .tags("consumer", consumer, "outcome", outcome.label())
-                .register(registry).increment();
-        Timer.builder("txinbox.processing")
-                .description("Time from taking a message to settling it with the broker")
-                .tags("consumer", consumer, "outcome", outcome.label())
-                .publishPercentileHistogram()
-                .register(registry).record(took);
+        meters.messages().increment();
+        meters.processing().record(took);
+    }
+
+    /**
+     * {@code txinbox_sqs_requests_total{call}} and {@code txinbox_sqs_request_messages_total{call}}: SQS
+     * bills per request, and messages per request says how well receives and deletes are batched.
+     */
+    public void sqsRequest(String call, int messages) {
+        Counter.builder("txinbox.sqs.requests").description("SQS requests txinbox made, by call")
+                .tag("call", call).register(registry).increment();
+        Counter.builder("txinbox.sqs.request.messages").description("Messages those SQS requests carried, by call")
+                .tag("call", call).register(registry).increment(messages);
     }
 
     /** Messages released unprocessed so as not to overtake a failed message of their group. */
