@@ -1,7 +1,6 @@
 package dev.txinbox.bench;
 
 import java.io.IOException;
-import java.lang.management.ManagementFactory;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -162,45 +161,47 @@ public final class Bench {
     }
 
     RunResult drain(String name, OrderStream stream, int groups) throws Exception {
-        Queues queues = queues();
-        Path log = logs.resolve(slug(name) + ".log");
         int pollers = Math.min(8, groups);
-        OrderStream warm = warmUpStream(groups);
-        int total = warm.oracle().messages() + stream.oracle().messages();
-        try (Child drain = Child.start(Child.java(Drain.class.getName(), List.of("-Xmx256m"), sqs.endpoint(),
-                queues.url, Integer.toString(pollers), Integer.toString(total)), Map.of(), log)) {
-            warmUp(queues, warm, drain);
-            Snapshot before = snapshot(drain.pid());
-            Producer producer = new Producer(sqs.client(), queues.url, options.producerThreads, 0);
-            producer.send(stream);
-            JsonNode summary = awaitSummary(drain, log);
-            Snapshot after = snapshot(drain.pid()).withConsumer(summary.get("cpuMillis").asDouble());
-            RunResult result = result(name, "drain", pollers, groups, stream, 0, producer,
-                    summary.get("lastCommitMillis").asLong(), before, after, drain.peakRssMiB(), null,
-                    new Verifier.Verdict(0, 0, 0, 0, Map.of(), 0, List.of("no database: nothing to verify")), Map.of(), log);
-            sqs.deleteQueue(queues.url);
-            sqs.deleteQueue(queues.dlqUrl);
-            return print(result);
-        }
+        return baseline(name, "drain", Drain.class, pollers, stream, groups,
+                queues -> List.of(queues.url, Integer.toString(pollers)),
+                () -> new Verifier.Verdict(0, 0, 0, 0, Map.of(), 0, List.of("no database: nothing to verify")));
     }
 
     RunResult naive(String name, OrderStream stream, int groups) throws Exception {
-        Queues queues = queues();
         resetDatabase(NAIVE_DB);
+        return baseline(name, "naive", Naive.class, 1, stream, groups, queues -> List.of(queues.url, PG + NAIVE_DB),
+                () -> Verifier.naive(PG + NAIVE_DB, stream.oracle()));
+    }
+
+    private interface VerdictSource {
+        Verifier.Verdict verdict() throws SQLException;
+    }
+
+    /**
+     * A baseline consumer in its own JVM, warmed up like the service; it exits once it has taken every
+     * message and reports its own CPU and last commit, since /proc has nothing left to read by then.
+     */
+    private RunResult baseline(String name, String consumer, Class<?> mainClass, int parallelism, OrderStream stream,
+            int groups, java.util.function.Function<Queues, List<String>> arguments, VerdictSource verdict)
+            throws Exception {
+        Queues queues = queues();
         Path log = logs.resolve(slug(name) + ".log");
         OrderStream warm = warmUpStream(groups);
         int total = warm.oracle().messages() + stream.oracle().messages();
-        try (Child naive = Child.start(Child.java(Naive.class.getName(), List.of("-Xmx256m"), sqs.endpoint(),
-                queues.url, PG + NAIVE_DB, Integer.toString(total)), Map.of(), log)) {
-            warmUp(queues, warm, naive);
-            Snapshot before = snapshot(naive.pid());
+        List<String> args = new ArrayList<>(List.of(sqs.endpoint()));
+        args.addAll(arguments.apply(queues));
+        args.add(Integer.toString(total));
+        try (Child child = Child.start(Child.java(mainClass.getName(), List.of("-Xmx256m"), args.toArray(String[]::new)),
+                Map.of(), log)) {
+            warmUp(queues, warm, child);
+            Snapshot before = snapshot(child.pid());
             Producer producer = new Producer(sqs.client(), queues.url, options.producerThreads, 0);
             producer.send(stream);
-            JsonNode summary = awaitSummary(naive, log);
-            Snapshot after = snapshot(naive.pid()).withConsumer(summary.get("cpuMillis").asDouble());
-            Verifier.Verdict verdict = Verifier.naive(PG + NAIVE_DB, stream.oracle());
-            RunResult result = result(name, "naive", 1, groups, stream, 0, producer,
-                    summary.get("lastCommitMillis").asLong(), before, after, naive.peakRssMiB(), null, verdict, Map.of(), log);
+            JsonNode summary = awaitSummary(child, log);
+            Snapshot after = snapshot(child.pid()).withConsumer(summary.get("cpuMillis").asDouble());
+            RunResult result = result(name, consumer, parallelism, groups, stream, 0, producer,
+                    summary.get("lastCommitMillis").asLong(), before, after, child.peakRssMiB(), null,
+                    verdict.verdict(), Map.of(), log);
             sqs.deleteQueue(queues.url);
             sqs.deleteQueue(queues.dlqUrl);
             return print(result);
@@ -240,9 +241,8 @@ public final class Bench {
     }
 
     private Snapshot snapshot(long consumerPid) {
-        double producer = ManagementFactory.getPlatformMXBean(com.sun.management.OperatingSystemMXBean.class)
-                .getProcessCpuTime() / 1e6;
-        return new Snapshot(Proc.cpuMillis(consumerPid), Proc.postgresCpuMillis(), Proc.cpuMillis(brokerPid), producer,
+        return new Snapshot(Proc.cpuMillis(consumerPid), Proc.postgresCpuMillis(), Proc.cpuMillis(brokerPid),
+                Proc.ownCpuMillis(),
                 Proc.machineBusyMillis());
     }
 

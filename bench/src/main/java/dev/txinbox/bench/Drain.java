@@ -50,12 +50,6 @@ public final class Drain {
                 thread.join();
             }
         }
-        System.out.println("{\"cpuMillis\":" + cpuMillis() + ",\"handled\":" + handled.get() + ",\"lastCommitMillis\":" + lastDelete.get() + "}");
-    }
-
-    /** This process's own CPU, reported at the end: the harness cannot read /proc once it has exited. */
-    static double cpuMillis() {
-        return java.lang.management.ManagementFactory.getPlatformMXBean(
-                com.sun.management.OperatingSystemMXBean.class).getProcessCpuTime() / 1e6;
+        System.out.println("{\"cpuMillis\":" + Proc.ownCpuMillis() + ",\"handled\":" + handled.get() + ",\"lastCommitMillis\":" + lastDelete.get() + "}");
     }
 }

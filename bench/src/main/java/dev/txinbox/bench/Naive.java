@@ -67,7 +67,7 @@ public final class Naive {
                 }
             }
         }
-        System.out.println("{\"cpuMillis\":" + cpuMillis() + ",\"handled\":" + handled + ",\"poison\":" + poison + ",\"lastCommitMillis\":" + lastCommit + "}");
+        System.out.println("{\"cpuMillis\":" + Proc.ownCpuMillis() + ",\"handled\":" + handled + ",\"poison\":" + poison + ",\"lastCommitMillis\":" + lastCommit + "}");
     }
 
     private static void process(Connection db, JsonNode event) throws SQLException {
@@ -123,11 +123,5 @@ public final class Naive {
             }
             statement.executeUpdate();
         }
-    }
-
-    /** This process's own CPU, reported at the end: the harness cannot read /proc once it has exited. */
-    static double cpuMillis() {
-        return java.lang.management.ManagementFactory.getPlatformMXBean(
-                com.sun.management.OperatingSystemMXBean.class).getProcessCpuTime() / 1e6;
     }
 }

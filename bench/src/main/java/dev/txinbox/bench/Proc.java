@@ -35,6 +35,12 @@ public final class Proc {
         return total;
     }
 
+    /** This JVM's own CPU: how a baseline reports itself as it exits, and the producer's share. */
+    public static double ownCpuMillis() {
+        return java.lang.management.ManagementFactory.getPlatformMXBean(com.sun.management.OperatingSystemMXBean.class)
+                .getProcessCpuTime() / 1e6;
+    }
+
     /** Busy CPU of the whole machine (all cores, everything but idle and iowait), in milliseconds. */
     public static double machineBusyMillis() {
         try {
