@@ -1,10 +1,6 @@
 package dev.txinbox.bench;
 
 import java.io.IOException;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -16,7 +12,6 @@ import java.time.Duration;
 import java.time.LocalDateTime;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -33,7 +28,7 @@ import com.fasterxml.jackson.databind.SerializationFeature;
 public final class Bench {
 
     private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
-    private static final String PG = "jdbc:postgresql://127.0.0.1:5432/";
+    private static final String PG = Db.SERVER;
     private static final String DB = "txinbox_bench";
     private static final String NAIVE_DB = "txinbox_bench_naive";
     private static final String WARM_UP = "w";
@@ -113,47 +108,31 @@ public final class Bench {
     RunResult txinbox(String name, OrderStream stream, int groups, int parallelism, double rate, boolean jfr)
             throws Exception {
         Queues queues = queues();
-        resetDatabase(DB);
+        Db.reset(DB);
         Path log = logs.resolve(slug(name) + ".log");
-        List<String> command = new ArrayList<>();
-        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        // The pod: a 512 MiB memory limit and MaxRAMPercentage=75 (deploy/k8s/base), so the same heap and GC.
-        command.addAll(List.of("-XX:MaxRAM=512m", "-XX:MaxRAMPercentage=75"));
-        if (jfr) {
-            command.add("-XX:StartFlightRecording=filename=" + results.resolve("profile-" + options.mode + ".jfr")
-                    + ",settings=profile");
-        }
-        command.addAll(List.of("-jar", options.jar.toString()));
-        Map<String, String> env = new HashMap<>();
-        env.put("QUARKUS_DATASOURCE_JDBC_URL", PG + DB);
-        env.put("QUARKUS_SQS_ENDPOINT_OVERRIDE", sqs.endpoint());
-        env.put("QUARKUS_SQS_AWS_CREDENTIALS_TYPE", "static");
-        env.put("QUARKUS_SQS_AWS_CREDENTIALS_STATIC_PROVIDER_ACCESS_KEY_ID", "bench");
-        env.put("QUARKUS_SQS_AWS_CREDENTIALS_STATIC_PROVIDER_SECRET_ACCESS_KEY", "bench");
-        env.put("TXINBOX_ORDERS_QUEUE", queues.name);
-        env.put("TXINBOX_ORDERS_DLQ", queues.dlqName);
-        env.put("TXINBOX_CONSUMERS_ORDERS_PARALLELISM", Integer.toString(parallelism));
-        env.put("QUARKUS_HTTP_PORT", Integer.toString(options.httpPort));
-        env.put("QUARKUS_LOG_CATEGORY__DEV_TXINBOX__LEVEL", "WARN");
-        try (Child service = Child.start(command, env, log)) {
-            awaitReady(service);
+        List<String> jvm = jfr ? List.of("-XX:StartFlightRecording=filename="
+                + results.resolve("profile-" + options.mode + ".jfr") + ",settings=profile") : List.of();
+        Map<String, String> env = Service.env(DB, sqs.endpoint(), queues.name, queues.dlqName, options.httpPort,
+                Map.of("TXINBOX_CONSUMERS_ORDERS_PARALLELISM", Integer.toString(parallelism)));
+        try (Service service = Service.start(options.jar, jvm, env, log)) {
+            service.awaitReady(Duration.ofMinutes(2));
             OrderStream warm = warmUpStream(groups);
-            warmUp(queues, warm, service);
+            warmUp(queues, warm, service.child());
             Snapshot before = snapshot(service.pid());
             Map<String, Double> threadsBefore = Proc.threadCpuMillis(service.pid());
             Producer producer = new Producer(sqs.client(), queues.url, options.producerThreads, rate);
             producer.send(stream);
-            awaitQuiescence(stream.oracle(), warm.oracle().events(), queues, service);
+            awaitQuiescence(stream.oracle(), warm.oracle().events(), queues, service.child());
             Snapshot after = snapshot(service.pid());
-            saveMetrics(logs.resolve(slug(name) + ".metrics"));
+            service.saveMetrics(logs.resolve(slug(name) + ".metrics"));
             Map<String, Double> threads = perMessage(threadsBefore, Proc.threadCpuMillis(service.pid()),
                     stream.oracle().messages());
-            long lastCommit = queryLong(PG + DB, "select (extract(epoch from max(processed_at)) * 1000)::bigint"
+            long lastCommit = Db.queryLong(PG + DB, "select (extract(epoch from max(processed_at)) * 1000)::bigint"
                     + " from inbox_messages");
             double[] latency = latency();
             Verifier.Verdict verdict = Verifier.txinbox(PG + DB, stream.oracle(), sqs.depth(queues.dlqUrl));
             RunResult result = result(name, "txinbox", parallelism, groups, stream, rate, producer, lastCommit, before,
-                    after, service.peakRssMiB(), latency, verdict, threads, log);
+                    after, service.child().peakRssMiB(), latency, verdict, threads, log);
             sqs.deleteQueue(queues.url);
             sqs.deleteQueue(queues.dlqUrl);
             return print(result);
@@ -168,7 +147,7 @@ public final class Bench {
     }
 
     RunResult naive(String name, OrderStream stream, int groups) throws Exception {
-        resetDatabase(NAIVE_DB);
+        Db.reset(NAIVE_DB);
         return baseline(name, "naive", Naive.class, 1, stream, groups, queues -> List.of(queues.url, PG + NAIVE_DB),
                 () -> Verifier.naive(PG + NAIVE_DB, stream.oracle()));
     }
@@ -323,48 +302,6 @@ public final class Bench {
         return new Queues(base + ".fifo", url, base + "-dlq.fifo", dlq);
     }
 
-    static void resetDatabase(String name) throws SQLException {
-        try (Connection db = DriverManager.getConnection(PG + "postgres", "postgres", "");
-                Statement s = db.createStatement()) {
-            s.execute("drop database if exists " + name + " with (force)");
-            s.execute("create database " + name + " owner txinbox");
-        }
-    }
-
-    /** The service's own counters (outcomes, held back, expired, refused deletes), beside its log. */
-    private void saveMetrics(Path file) {
-        try {
-            String body = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
-                    URI.create("http://127.0.0.1:" + options.httpPort + "/q/metrics")).build(),
-                    HttpResponse.BodyHandlers.ofString()).body();
-            Files.writeString(file, String.join("\n", body.lines().filter(l -> l.startsWith("txinbox_")
-                    && !l.contains("_bucket")).toList()) + "\n");
-        } catch (IOException | InterruptedException e) {
-            // the numbers are a convenience; the database is the evidence
-        }
-    }
-
-    private void awaitReady(Child service) throws Exception {
-        HttpClient http = HttpClient.newHttpClient();
-        URI ready = URI.create("http://127.0.0.1:" + options.httpPort + "/q/health/ready");
-        long deadline = System.currentTimeMillis() + 120_000;
-        while (System.currentTimeMillis() < deadline) {
-            if (!service.isAlive()) {
-                throw new IllegalStateException("the service exited during start-up; see " + service.log());
-            }
-            try {
-                if (http.send(HttpRequest.newBuilder(ready).build(), HttpResponse.BodyHandlers.discarding())
-                        .statusCode() == 200) {
-                    return;
-                }
-            } catch (IOException e) {
-                // not listening yet
-            }
-            Thread.sleep(250);
-        }
-        throw new IllegalStateException("the service was not ready within 120 s; see " + service.log());
-    }
-
     /** Waits until the queue is empty and every event is processed (or nothing moves for two minutes). */
     private void awaitQuiescence(Oracle oracle, int warmUpEvents, Queues queues, Child service) throws Exception {
         long lastProgress = System.currentTimeMillis();
@@ -373,7 +310,7 @@ public final class Bench {
             // Only SQS while messages wait: counting inbox rows costs PostgreSQL CPU the run would be billed for.
             long depth = sqs.depth(queues.url);
             long dlq = sqs.depth(queues.dlqUrl);
-            long processed = depth > 0 ? -1 : queryLong(PG + DB,
+            long processed = depth > 0 ? -1 : Db.queryLong(PG + DB,
                     "select count(*) from inbox_messages where status = 'PROCESSED'") - warmUpEvents;
             if (depth == 0 && processed >= oracle.events() && dlq >= oracle.poisonMessages()) {
                 return;
@@ -407,14 +344,6 @@ public final class Bench {
         throw new IllegalStateException("baseline ended without a summary (exit " + child.exitValue() + "); see " + log);
     }
 
-    static long queryLong(String url, String sql) throws SQLException {
-        try (Connection db = DriverManager.getConnection(url, "postgres", "");
-                Statement s = db.createStatement(); ResultSet rs = s.executeQuery(sql)) {
-            rs.next();
-            return rs.getLong(1);
-        }
-    }
-
     private Map<String, Object> machine() {
         Map<String, Object> machine = new LinkedHashMap<>();
         machine.put("cores", Runtime.getRuntime().availableProcessors());
@@ -422,21 +351,13 @@ public final class Bench {
             machine.put("cpu", Files.readAllLines(Path.of("/proc/cpuinfo")).stream()
                     .filter(l -> l.startsWith("model name")).findFirst().map(l -> l.replaceAll(".*:\\s*", "")).orElse("?"));
             machine.put("memory", Files.readAllLines(Path.of("/proc/meminfo")).get(0).replaceAll("\\s+", " "));
-            machine.put("postgres", queryString(PG + "postgres", "select version()"));
+            machine.put("postgres", Db.queryString(PG + "postgres", "select version()"));
         } catch (IOException | SQLException e) {
             machine.put("error", e.toString());
         }
         machine.put("java", System.getProperty("java.vm.name") + " " + System.getProperty("java.version"));
         machine.put("broker", "ElasticMQ 1.7.1 (standalone, in memory)");
         return machine;
-    }
-
-    private static String queryString(String url, String sql) throws SQLException {
-        try (Connection db = DriverManager.getConnection(url, "postgres", "");
-                Statement s = db.createStatement(); ResultSet rs = s.executeQuery(sql)) {
-            rs.next();
-            return rs.getString(1);
-        }
     }
 
     private static String slug(String name) {

@@ -41,11 +41,17 @@ public final class Child implements AutoCloseable {
 
     /** The same JVM the harness runs in, with the bench classpath, running {@code mainClass}. */
     public static List<String> java(String mainClass, List<String> jvmOptions, String... args) {
+        return javaWithClasspath(mainClass, System.getProperty("java.class.path"), jvmOptions, args);
+    }
+
+    /** The same JVM the harness runs in, with {@code classpath}, running {@code mainClass}. */
+    public static List<String> javaWithClasspath(String mainClass, String classpath, List<String> jvmOptions,
+            String... args) {
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         command.addAll(jvmOptions);
         command.add("-cp");
-        command.add(System.getProperty("java.class.path"));
+        command.add(classpath);
         command.add(mainClass);
         command.addAll(List.of(args));
         return command;

@@ -39,8 +39,8 @@ final class Options {
     static Options parse(String[] args) {
         Options o = new Options();
         List<String> given = new ArrayList<>(Arrays.asList(args));
-        o.command = "bench/run " + String.join(" ", given.stream().filter(a -> !a.startsWith("--broker-pid")
-                && !a.startsWith("--jar") && !a.startsWith("--endpoint")).toList());
+        o.command = ("bench/run " + String.join(" ", given.stream().filter(a -> !a.startsWith("--broker-pid")
+                && !a.startsWith("--jar") && !a.startsWith("--endpoint")).toList())).trim();
         if (given.contains("--quick")) {
             o.mode = "quick";
             o.messages = 10_000;

@@ -1,0 +1,41 @@
+package dev.txinbox.bench;
+
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+
+/** The local PostgreSQL, as the harness sees it: superuser look-ups and throwaway databases. */
+public final class Db {
+
+    public static final String SERVER = "jdbc:postgresql://127.0.0.1:5432/";
+
+    private Db() {
+    }
+
+    public static String url(String database) {
+        return SERVER + database;
+    }
+
+    /** Drops and recreates {@code name}, owned by the service's role; the service's Flyway fills it. */
+    public static void reset(String name) throws SQLException {
+        try (Connection db = DriverManager.getConnection(url("postgres"), "postgres", "");
+                Statement s = db.createStatement()) {
+            s.execute("drop database if exists " + name + " with (force)");
+            s.execute("create database " + name + " owner txinbox");
+        }
+    }
+
+    public static long queryLong(String url, String sql) throws SQLException {
+        return Long.parseLong(queryString(url, sql));
+    }
+
+    public static String queryString(String url, String sql) throws SQLException {
+        try (Connection db = DriverManager.getConnection(url, "postgres", "");
+                Statement s = db.createStatement(); ResultSet rs = s.executeQuery(sql)) {
+            rs.next();
+            return rs.getString(1);
+        }
+    }
+}

@@ -1,0 +1,119 @@
+package dev.txinbox.bench;
+
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The real service jar as a child process, configured the way a pod is: by environment variables,
+ * under the pod's memory limit (512 MiB, MaxRAMPercentage=75, as deploy/k8s/base sets them).
+ */
+public final class Service implements AutoCloseable {
+
+    private final Child child;
+    private final int httpPort;
+    private final HttpClient http = HttpClient.newHttpClient();
+
+    private Service(Child child, int httpPort) {
+        this.child = child;
+        this.httpPort = httpPort;
+    }
+
+    /** What every run sets; {@code extra} adds or overrides (e.g. parallelism, visibility timeout). */
+    public static Map<String, String> env(String database, String sqsEndpoint, String queue, String dlq, int httpPort,
+            Map<String, String> extra) {
+        Map<String, String> env = new HashMap<>();
+        env.put("QUARKUS_DATASOURCE_JDBC_URL", Db.url(database));
+        env.put("QUARKUS_SQS_ENDPOINT_OVERRIDE", sqsEndpoint);
+        env.put("QUARKUS_SQS_AWS_CREDENTIALS_TYPE", "static");
+        env.put("QUARKUS_SQS_AWS_CREDENTIALS_STATIC_PROVIDER_ACCESS_KEY_ID", "bench");
+        env.put("QUARKUS_SQS_AWS_CREDENTIALS_STATIC_PROVIDER_SECRET_ACCESS_KEY", "bench");
+        env.put("TXINBOX_ORDERS_QUEUE", queue);
+        env.put("TXINBOX_ORDERS_DLQ", dlq);
+        env.put("QUARKUS_HTTP_PORT", Integer.toString(httpPort));
+        env.put("QUARKUS_LOG_CATEGORY__DEV_TXINBOX__LEVEL", "WARN");
+        env.putAll(extra);
+        return env;
+    }
+
+    public static Service start(Path jar, List<String> jvmOptions, Map<String, String> env, Path log)
+            throws IOException {
+        List<String> command = new ArrayList<>();
+        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        command.addAll(List.of("-XX:MaxRAM=512m", "-XX:MaxRAMPercentage=75"));
+        command.addAll(jvmOptions);
+        command.addAll(List.of("-jar", jar.toString()));
+        return new Service(Child.start(command, env, log), Integer.parseInt(env.get("QUARKUS_HTTP_PORT")));
+    }
+
+    public Child child() {
+        return child;
+    }
+
+    public long pid() {
+        return child.pid();
+    }
+
+    public boolean isAlive() {
+        return child.isAlive();
+    }
+
+    public Path log() {
+        return child.log();
+    }
+
+    /** Waits for /q/health/ready: database migrated, SQS reachable, the consumer running. */
+    public void awaitReady(Duration timeout) throws InterruptedException {
+        URI ready = URI.create("http://127.0.0.1:" + httpPort + "/q/health/ready");
+        long deadline = System.currentTimeMillis() + timeout.toMillis();
+        while (System.currentTimeMillis() < deadline) {
+            if (!child.isAlive()) {
+                throw new IllegalStateException("the service exited during start-up; see " + child.log());
+            }
+            try {
+                if (http.send(HttpRequest.newBuilder(ready).build(), HttpResponse.BodyHandlers.discarding())
+                        .statusCode() == 200) {
+                    return;
+                }
+            } catch (IOException e) {
+                // not listening yet
+            }
+            Thread.sleep(250);
+        }
+        throw new IllegalStateException("the service was not ready within " + timeout.toSeconds() + " s; see "
+                + child.log());
+    }
+
+    /** The service's own counters (txinbox_* lines of /q/metrics, without histogram buckets) into {@code file}. */
+    public void saveMetrics(Path file) {
+        try {
+            String body = http.send(HttpRequest.newBuilder(
+                    URI.create("http://127.0.0.1:" + httpPort + "/q/metrics")).build(),
+                    HttpResponse.BodyHandlers.ofString()).body();
+            Files.writeString(file, String.join("\n", body.lines().filter(l -> l.startsWith("txinbox_")
+                    && !l.contains("_bucket")).toList()) + "\n");
+        } catch (IOException | InterruptedException e) {
+            // the numbers are a convenience; the database is the evidence
+        }
+    }
+
+    /** SIGKILL: a crash, as far as the service can tell. */
+    public void kill() throws InterruptedException {
+        child.kill();
+    }
+
+    /** SIGTERM, as Kubernetes stops a pod; SIGKILL after 30 s. */
+    @Override
+    public void close() throws InterruptedException {
+        child.close();
+    }
+}
