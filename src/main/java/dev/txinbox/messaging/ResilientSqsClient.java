@@ -34,7 +34,10 @@ import software.amazon.awssdk.services.sqs.model.SendMessageResponse;
  * <em>receive</em> never fails. The connector ends its channel for good on the first receive that
  * fails (broker down, network gone, throttled beyond the SDK's retries); here such a receive waits
  * a backoff and returns no messages, so the channel polls on and resumes by itself when SQS answers.
- * {@link SqsConnectivity} keeps the state for readiness. Every other call passes through unchanged.
+ * {@link SqsConnectivity} keeps the state for readiness. Every message received is noted in
+ * {@link ReceivedMessages} until txinbox takes it; once the service stops, a receive asks for nothing,
+ * and one already in flight keeps its messages from the connector (the stop hands them back). Every
+ * other call passes through unchanged.
  */
 final class ResilientSqsClient implements SqsAsyncClient {
 
@@ -43,20 +46,27 @@ final class ResilientSqsClient implements SqsAsyncClient {
     private final SqsAsyncClient delegate;
     private final SqsConnectivity connectivity;
     private final InboxMetrics metrics;
+    private final ReceivedMessages received;
 
-    ResilientSqsClient(SqsAsyncClient delegate, SqsConnectivity connectivity, InboxMetrics metrics) {
+    ResilientSqsClient(SqsAsyncClient delegate, SqsConnectivity connectivity, InboxMetrics metrics,
+            ReceivedMessages received) {
         this.delegate = delegate;
+        this.received = received;
         this.connectivity = connectivity;
         this.metrics = metrics;
     }
 
     @Override
     public CompletableFuture<ReceiveMessageResponse> receiveMessage(ReceiveMessageRequest request) {
+        if (!connectivity.receiving()) {
+            return CompletableFuture.completedFuture(NOTHING);
+        }
         connectivity.polled(request.queueUrl());
         Duration wait = connectivity.waitBeforeCall();
         if (!wait.isZero()) {
             return CompletableFuture.supplyAsync(() -> NOTHING, after(wait));
         }
+        connectivity.receiveStarted();
         CompletableFuture<ReceiveMessageResponse> call;
         try {
             call = delegate.receiveMessage(request);
@@ -67,11 +77,17 @@ final class ResilientSqsClient implements SqsAsyncClient {
             if (failure == null) {
                 connectivity.succeeded();
                 metrics.sqsRequest("receive", response.messages().size());
+                received.received(request.queueUrl(), response.messages());
+                if (!connectivity.receiving()) {
+                    // Returned while the service stops: the connector would drop these; the receiver's
+                    // stop hands them back to the queue.
+                    return CompletableFuture.completedFuture(NOTHING);
+                }
                 return CompletableFuture.completedFuture(response);
             }
             Duration backoff = connectivity.failed(unwrap(failure));
             return CompletableFuture.supplyAsync(() -> NOTHING, after(backoff));
-        }).thenCompose(response -> response);
+        }).thenCompose(response -> response).whenComplete((response, failure) -> connectivity.receiveEnded());
     }
 
     /** The connector resolves its queue URL once, at start, and dies if that fails: wait for SQS instead. */

@@ -27,12 +27,13 @@ public class SqsClientProducer {
     @Singleton
     @Alternative
     @Priority(1)
-    SqsAsyncClient resilientSqsClient(BeanManager beans, SqsConnectivity connectivity, InboxMetrics metrics) {
+    SqsAsyncClient resilientSqsClient(BeanManager beans, SqsConnectivity connectivity, InboxMetrics metrics,
+            ReceivedMessages received) {
         for (Bean<?> bean : beans.getBeans(SqsAsyncClient.class, Any.Literal.INSTANCE)) {
             if (!bean.getBeanClass().equals(SqsClientProducer.class)) {
                 SqsAsyncClient extensionClient = (SqsAsyncClient) beans.getReference(bean, SqsAsyncClient.class,
                         beans.createCreationalContext(bean));
-                return new ResilientSqsClient(extensionClient, connectivity, metrics);
+                return new ResilientSqsClient(extensionClient, connectivity, metrics, received);
             }
         }
         throw new IllegalStateException("the Quarkus SQS extension provides no SqsAsyncClient");

@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 
 import jakarta.enterprise.context.ApplicationScoped;
 
@@ -24,6 +25,8 @@ public class SqsConnectivity {
     private Instant retryAt = Instant.EPOCH;
     private String lastError;
     private final Map<String, Instant> lastPolls = new ConcurrentHashMap<>();
+    private boolean receiving = true;
+    private int receivesInFlight;
 
     public synchronized boolean reachable() {
         return failures == 0;
@@ -61,6 +64,44 @@ public class SqsConnectivity {
         failures = 0;
         unreachableSince = null;
         lastError = null;
+    }
+
+    /**
+     * From now on no receive asks SQS for messages, and messages that a receive already in flight brings
+     * back are handed back to the queue (see {@link ResilientSqsClient}): the service is stopping.
+     */
+    synchronized void stopReceiving() {
+        receiving = false;
+    }
+
+    synchronized boolean receiving() {
+        return receiving;
+    }
+
+    synchronized void receiveStarted() {
+        receivesInFlight++;
+    }
+
+    synchronized void receiveEnded() {
+        receivesInFlight--;
+        notifyAll();
+    }
+
+    /**
+     * Waits until no receive is in flight (or {@code timeout} passes), so that the SQS client is not closed
+     * under a long poll: a poll cut off there may already have taken messages, which SQS would then keep
+     * invisible for a whole visibility timeout.
+     */
+    synchronized boolean awaitNoReceives(Duration timeout) throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (receivesInFlight > 0) {
+            long left = deadline - System.nanoTime();
+            if (left <= 0) {
+                return false;
+            }
+            TimeUnit.NANOSECONDS.timedWait(this, left);
+        }
+        return true;
     }
 
     /** Records a failed call; returns how long to wait before the next one (1 s, 2 s, 4 s … 30 s). */

@@ -37,6 +37,8 @@ public class SqsInboxReceiver {
 
     private static final Logger LOG = Logger.getLogger(SqsInboxReceiver.class);
     private static final Duration SHUTDOWN_GRACE = Duration.ofSeconds(20);
+    /** A long poll lasts up to its wait time (20 s at most on SQS); the pod's grace period bounds the rest. */
+    private static final Duration RECEIVE_GRACE = Duration.ofSeconds(21);
 
     private final Inbox inbox;
     private final SqsQueues queues;
@@ -46,13 +48,18 @@ public class SqsInboxReceiver {
     private final ConsumersConfig config;
     private final DatabaseGate databaseGate;
     private final DeleteBatcher deletes;
+    private final SqsConnectivity connectivity;
+    private final ReceivedMessages received;
     private final Map<String, GroupDispatcher> dispatchers = new ConcurrentHashMap<>();
     private final Map<String, ConsumerProgress> progress = new ConcurrentHashMap<>();
     private volatile boolean stopping;
 
     public SqsInboxReceiver(Inbox inbox, SqsQueues queues, GroupFence fence, FailurePolicy failurePolicy,
-            InboxMetrics metrics, ConsumersConfig config, DatabaseGate databaseGate, DeleteBatcher deletes) {
+            InboxMetrics metrics, ConsumersConfig config, DatabaseGate databaseGate, DeleteBatcher deletes,
+            SqsConnectivity connectivity, ReceivedMessages received) {
         this.inbox = inbox;
+        this.connectivity = connectivity;
+        this.received = received;
         this.deletes = deletes;
         this.databaseGate = databaseGate;
         this.queues = queues;
@@ -71,7 +78,9 @@ public class SqsInboxReceiver {
             return CompletableFuture.completedFuture(null);
         }
         SqsDelivery delivery = SqsDelivery.of(settings.queue(), metadata.getMessage());
+        received.taken(delivery.receiptHandle());
         if (stopping) {
+            LOG.debugf("consumer %s: stopping; message %s handed back", consumer, delivery.messageId());
             queues.releaseLater(consumer, delivery); // on the event loop: never wait for SQS here
             return CompletableFuture.completedFuture(null);
         }
@@ -199,9 +208,22 @@ public class SqsInboxReceiver {
      */
     void stop(@Observes ShutdownEvent event) {
         stopping = true;
+        connectivity.stopReceiving();
         databaseGate.shutdown();
         LOG.infof("stopping: messages being processed finish, the others go back to their queue");
         dispatchers.values().forEach(dispatcher -> dispatcher.shutdown(SHUTDOWN_GRACE));
         deletes.flush(Duration.ofSeconds(5));
+        try {
+            if (!connectivity.awaitNoReceives(RECEIVE_GRACE)) {
+                LOG.warnf("a receive was still in flight after %d s; its messages return after their visibility"
+                        + " timeout", RECEIVE_GRACE.toSeconds());
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        int handedBack = queues.handBack(received, Duration.ofSeconds(5));
+        if (handedBack > 0) {
+            LOG.infof("handed %d received but unstarted messages back to their queue", handedBack);
+        }
     }
 }

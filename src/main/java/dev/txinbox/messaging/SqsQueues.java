@@ -74,6 +74,21 @@ public class SqsQueues {
         }
     }
 
+    /** Hands every received message txinbox has not taken back to its queue; how many SQS took back. */
+    int handBack(ReceivedMessages received, Duration timeout) {
+        if (received.waiting() == 0) {
+            return 0;
+        }
+        try {
+            return received.handBack(client).get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return 0;
+        } catch (ExecutionException | TimeoutException e) {
+            return 0;
+        }
+    }
+
     /** Makes a message visible again now, without waiting for SQS's answer (for threads that must not block). */
     void releaseLater(String consumer, SqsDelivery delivery) {
         String url = urls.get(delivery.queue());

@@ -1,0 +1,74 @@
+package dev.txinbox.messaging;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Collectors;
+
+import jakarta.enterprise.context.ApplicationScoped;
+
+import software.amazon.awssdk.services.sqs.SqsAsyncClient;
+import software.amazon.awssdk.services.sqs.model.ChangeMessageVisibilityBatchRequestEntry;
+import software.amazon.awssdk.services.sqs.model.Message;
+
+/**
+ * Messages a receive brought back that have not reached txinbox yet: they wait in the connector's
+ * buffer, or in a long poll that returned while the service was stopping. On shutdown the connector
+ * drops its buffer, and SQS would keep those messages invisible for a whole visibility timeout, with
+ * nobody working on them; the receiver hands them back to their queue instead (found by the chaos
+ * suite's SIGTERM scenario).
+ */
+@ApplicationScoped
+public class ReceivedMessages {
+
+    /** Receipt handle to queue URL. */
+    private final Map<String, String> waiting = new ConcurrentHashMap<>();
+
+    void received(String queueUrl, List<Message> messages) {
+        for (Message message : messages) {
+            waiting.put(message.receiptHandle(), queueUrl);
+        }
+    }
+
+    void taken(String receiptHandle) {
+        waiting.remove(receiptHandle);
+    }
+
+    int waiting() {
+        return waiting.size();
+    }
+
+    /**
+     * Makes every message still waiting visible again at once, ten per call; completes with how many
+     * SQS took back. Best effort: one not handed back returns after its visibility timeout anyway.
+     */
+    CompletableFuture<Integer> handBack(SqsAsyncClient client) {
+        Map<String, List<String>> byQueue = waiting.entrySet().stream().collect(Collectors.groupingBy(
+                Map.Entry::getValue, Collectors.mapping(Map.Entry::getKey, Collectors.toList())));
+        AtomicInteger handedBack = new AtomicInteger();
+        List<CompletableFuture<?>> calls = new ArrayList<>();
+        byQueue.forEach((queueUrl, handles) -> {
+            for (int from = 0; from < handles.size(); from += 10) {
+                List<String> chunk = handles.subList(from, Math.min(handles.size(), from + 10));
+                List<ChangeMessageVisibilityBatchRequestEntry> entries = new ArrayList<>();
+                for (int i = 0; i < chunk.size(); i++) {
+                    entries.add(ChangeMessageVisibilityBatchRequestEntry.builder().id(Integer.toString(i))
+                            .receiptHandle(chunk.get(i)).visibilityTimeout(0).build());
+                }
+                chunk.forEach(waiting::remove);
+                CompletableFuture<?> call;
+                try {
+                    call = client.changeMessageVisibilityBatch(r -> r.queueUrl(queueUrl).entries(entries))
+                            .thenAccept(response -> handedBack.addAndGet(response.successful().size()));
+                } catch (RuntimeException e) {
+                    call = CompletableFuture.failedFuture(e);
+                }
+                calls.add(call.exceptionally(failure -> null));
+            }
+        });
+        return CompletableFuture.allOf(calls.toArray(CompletableFuture[]::new)).thenApply(done -> handedBack.get());
+    }
+}

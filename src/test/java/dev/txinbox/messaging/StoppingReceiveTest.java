@@ -1,0 +1,143 @@
+package dev.txinbox.messaging;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import org.elasticmq.NodeAddress;
+import org.elasticmq.rest.sqs.SQSRestServer;
+import org.elasticmq.rest.sqs.SQSRestServerBuilder;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import dev.txinbox.ops.InboxMetrics;
+import dev.txinbox.support.TestQueues;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
+import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
+import software.amazon.awssdk.http.nio.netty.NettyNioAsyncHttpClient;
+import software.amazon.awssdk.regions.Region;
+import software.amazon.awssdk.services.sqs.SqsAsyncClient;
+import software.amazon.awssdk.services.sqs.model.Message;
+import software.amazon.awssdk.services.sqs.model.MessageSystemAttributeName;
+import software.amazon.awssdk.services.sqs.model.ReceiveMessageResponse;
+
+/**
+ * Found by the chaos suite (SIGTERM scenario): messages the connector had fetched but not yet handed to
+ * txinbox (its buffer, or a long poll returning during the stop) were dropped with the connector's
+ * executors at shutdown and stayed invisible for a whole visibility timeout, 30 s in which no instance
+ * could process them. Now the stop hands them back at once. A real ElasticMQ with a 30 s visibility
+ * timeout, so that "at once" and "after the timeout" cannot be confused.
+ */
+class StoppingReceiveTest {
+
+    private static final String QUEUE = "stopping.fifo";
+
+    private SQSRestServer broker;
+    private SqsAsyncClient sdk;
+    private TestQueues queues;
+    private SqsConnectivity connectivity;
+    private ReceivedMessages received;
+    private ResilientSqsClient client;
+
+    @BeforeEach
+    void startBroker() {
+        int port = freePort();
+        broker = SQSRestServerBuilder.withInterface("127.0.0.1").withPort(port)
+                .withServerAddress(new NodeAddress("http", "127.0.0.1", port, ""))
+                .withAWSRegion("eu-west-1").withAWSAccountId("000000000000").start();
+        broker.waitUntilStarted();
+        String endpoint = "http://127.0.0.1:" + port;
+        queues = new TestQueues(endpoint);
+        queues.createFifo(QUEUE, 30, null);
+        sdk = SqsAsyncClient.builder().endpointOverride(URI.create(endpoint)).region(Region.EU_WEST_1)
+                .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("test", "test")))
+                .httpClient(NettyNioAsyncHttpClient.create()).build();
+        connectivity = new SqsConnectivity();
+        received = new ReceivedMessages();
+        client = new ResilientSqsClient(sdk, connectivity, new InboxMetrics(new SimpleMeterRegistry()), received);
+    }
+
+    @AfterEach
+    void stopBroker() {
+        sdk.close();
+        queues.close();
+        broker.stopAndWait();
+    }
+
+    @Test
+    void messagesThatAPollInFlightBringsBackAfterTheStopGoStraightBackToTheQueue() throws Exception {
+        CompletableFuture<ReceiveMessageResponse> poll = client.receiveMessage(r -> r.queueUrl(queues.url(QUEUE))
+                .maxNumberOfMessages(10).waitTimeSeconds(5));
+        Thread.sleep(300); // the long poll is waiting at the broker
+        connectivity.stopReceiving();
+        queues.send(QUEUE, "order-1", "{\"arrives\":\"during the stop\"}");
+
+        assertTrue(poll.get(10, TimeUnit.SECONDS).messages().isEmpty(),
+                "the stopping service takes nothing from a poll that returns late");
+        assertTrue(connectivity.awaitNoReceives(Duration.ofSeconds(5)), "no receive left in flight");
+        assertEquals(1, received.handBack(sdk).get(5, TimeUnit.SECONDS), "the stop hands it back");
+
+        List<Message> again = receiveWithin(Duration.ofSeconds(2));
+        assertEquals(1, again.size(), "visible again at once, not after the 30 s visibility timeout");
+        assertEquals("{\"arrives\":\"during the stop\"}", again.get(0).body());
+        assertEquals("2", again.get(0).attributes().get(MessageSystemAttributeName.APPROXIMATE_RECEIVE_COUNT),
+                "it was received once by the stopping service");
+    }
+
+    @Test
+    void messagesFetchedButNeverHandedToTxinboxGoBackAtTheStop() throws Exception {
+        for (String group : List.of("order-a", "order-b", "order-c")) {
+            queues.send(QUEUE, group, "{\"group\":\"" + group + "\"}");
+        }
+        List<Message> fetched = client.receiveMessage(r -> r.queueUrl(queues.url(QUEUE)).maxNumberOfMessages(10)
+                .waitTimeSeconds(1)).get(10, TimeUnit.SECONDS).messages();
+        assertEquals(3, fetched.size());
+        received.taken(fetched.get(0).receiptHandle()); // reached txinbox, which settles it itself
+
+        connectivity.stopReceiving();
+        assertEquals(2, received.handBack(sdk).get(5, TimeUnit.SECONDS));
+
+        List<String> again = receiveWithin(Duration.ofSeconds(2)).stream().map(Message::body).sorted().toList();
+        assertEquals(fetched.subList(1, 3).stream().map(Message::body).sorted().toList(), again,
+                "the two left in the buffer are visible again at once; the taken one is not");
+        assertEquals(0, received.waiting());
+    }
+
+    @Test
+    void aStoppedServiceAsksSqsForNothing() throws Exception {
+        queues.send(QUEUE, "order-2", "{\"waits\":\"for the next instance\"}");
+        connectivity.stopReceiving();
+
+        assertTrue(client.receiveMessage(r -> r.queueUrl(queues.url(QUEUE)).maxNumberOfMessages(10)
+                .waitTimeSeconds(1)).get(5, TimeUnit.SECONDS).messages().isEmpty());
+
+        List<Message> untouched = receiveWithin(Duration.ofSeconds(2));
+        assertEquals(1, untouched.size());
+        assertEquals("1", untouched.get(0).attributes().get(MessageSystemAttributeName.APPROXIMATE_RECEIVE_COUNT),
+                "never received by the stopped service");
+    }
+
+    private List<Message> receiveWithin(Duration wait) throws Exception {
+        return sdk.receiveMessage(r -> r.queueUrl(queues.url(QUEUE)).maxNumberOfMessages(10)
+                .waitTimeSeconds((int) wait.toSeconds())
+                .messageSystemAttributeNames(MessageSystemAttributeName.APPROXIMATE_RECEIVE_COUNT))
+                .get(10, TimeUnit.SECONDS).messages();
+    }
+
+    private static int freePort() {
+        try (ServerSocket socket = new ServerSocket(0)) {
+            return socket.getLocalPort();
+        } catch (IOException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+}
