@@ -1,9 +1,9 @@
 package dev.txinbox.bench;
 
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Set;
 
 /** Command-line options of bench/run (see docs/BENCHMARKS.md); {@code --quick} shrinks every run. */
 final class Options {
@@ -38,30 +38,19 @@ final class Options {
 
     static Options parse(String[] args) {
         Options o = new Options();
-        List<String> given = new ArrayList<>(Arrays.asList(args));
-        o.command = ("bench/run " + String.join(" ", given.stream().filter(a -> !a.startsWith("--broker-pid")
-                && !a.startsWith("--jar") && !a.startsWith("--endpoint")).toList())).trim();
-        if (given.contains("--quick")) {
+        CommandLine line = CommandLine.parse("bench/run", args, Set.of("--quick", "--jfr"),
+                Set.of("--broker-pid", "--jar", "--endpoint"));
+        o.command = line.display();
+        o.jfr = line.flags().contains("--jfr");
+        if (line.flags().contains("--quick")) {
             o.mode = "quick";
             o.messages = 10_000;
             o.curveMessages = 3_000;
             o.pacedSeconds = 10;
             o.warmUp = 3_000;
         }
-        for (String arg : given) {
-            if (arg.equals("--quick")) {
-                continue;
-            }
-            if (arg.equals("--jfr")) {
-                o.jfr = true;
-                continue;
-            }
-            String[] kv = arg.split("=", 2);
-            if (kv.length != 2 || !kv[0].startsWith("--")) {
-                throw new IllegalArgumentException("expected --name=value, got " + arg);
-            }
-            String v = kv[1];
-            switch (kv[0]) {
+        line.options().forEach((name, v) -> {
+            switch (name) {
                 case "--messages" -> o.messages = Integer.parseInt(v);
                 case "--groups" -> o.groups = Integer.parseInt(v);
                 case "--curve-messages" -> o.curveMessages = Integer.parseInt(v);
@@ -82,9 +71,9 @@ final class Options {
                 case "--broker-pid" -> o.brokerPid = Long.parseLong(v);
                 case "--jar" -> o.jar = Path.of(v);
                 case "--out" -> o.out = Path.of(v);
-                default -> throw new IllegalArgumentException("unknown option " + kv[0] + " (see docs/BENCHMARKS.md)");
+                default -> throw new IllegalArgumentException("unknown option " + name + " (see docs/BENCHMARKS.md)");
             }
-        }
+        });
         return o;
     }
 

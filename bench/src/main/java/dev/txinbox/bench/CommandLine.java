@@ -1,0 +1,38 @@
+package dev.txinbox.bench;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * A harness's command line: bare flags such as {@code --quick} and {@code --name=value} options, in
+ * the order given, plus the command as a report shows it (without the paths its script passes).
+ */
+public record CommandLine(Set<String> flags, Map<String, String> options, String display) {
+
+    public static CommandLine parse(String script, String[] args, Set<String> knownFlags, Set<String> hidden) {
+        Set<String> flags = new LinkedHashSet<>();
+        Map<String, String> options = new LinkedHashMap<>();
+        List<String> shown = new ArrayList<>(List.of(script));
+        for (String arg : Arrays.asList(args)) {
+            if (knownFlags.contains(arg)) {
+                flags.add(arg);
+            } else {
+                String[] kv = arg.split("=", 2);
+                if (kv.length != 2 || !kv[0].startsWith("--")) {
+                    throw new IllegalArgumentException("expected one of " + knownFlags + " or --name=value, got " + arg);
+                }
+                options.put(kv[0], kv[1]);
+                if (hidden.contains(kv[0])) {
+                    continue;
+                }
+            }
+            shown.add(arg);
+        }
+        return new CommandLine(flags, options, String.join(" ", shown));
+    }
+}

@@ -1,0 +1,65 @@
+package dev.txinbox.chaos;
+
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Collectors;
+
+/** The chaos suite's results: JSON for tools, markdown for docs/RELIABILITY.md. */
+final class ChaosReport {
+
+    private final ChaosOptions options;
+    private final List<ScenarioResult> results;
+
+    ChaosReport(ChaosOptions options, List<ScenarioResult> results) {
+        this.options = options;
+        this.results = results;
+    }
+
+    Map<String, Object> document() {
+        Map<String, Object> doc = new LinkedHashMap<>();
+        doc.put("command", options.command);
+        doc.put("mode", options.mode);
+        doc.put("passed", results.stream().allMatch(ScenarioResult::passed));
+        doc.put("machine", Runtime.getRuntime().availableProcessors() + " cores, "
+                + System.getProperty("java.vm.name") + " " + System.getProperty("java.version"));
+        doc.put("scenarios", results);
+        return doc;
+    }
+
+    String markdown() {
+        StringBuilder md = new StringBuilder();
+        md.append("Command: `").append(options.command).append("`  \n");
+        md.append("Broker: ElasticMQ 1.7.1 standalone, messages persisted in H2; PostgreSQL local; service jar with ")
+                .append("the pod's memory limit. Stream sent at ").append(options.rate).append(" msg/s over ")
+                .append(options.groups).append(" groups.\n\n");
+        md.append("| scenario | messages sent | events | inbox rows by status | dead letters (with reason) | lost | doubled"
+                + " | unexplained | s | s to quiescence | verdict |\n");
+        md.append("|---|--:|--:|---|--:|--:|--:|--:|--:|--:|---|\n");
+        for (ScenarioResult r : results) {
+            String statuses = r.verdict().inboxByStatus().entrySet().stream()
+                    .map(e -> e.getKey() + " " + e.getValue()).collect(Collectors.joining(", "));
+            md.append(String.format("| %s | %d | %d | %s | %d (%d) | %d | %d | %d | %.0f | %.0f | %s |%n", r.title(),
+                    r.messagesSent(), r.events(), statuses, r.deadLetters().messages(), r.deadLetters().withReason(),
+                    r.verdict().lostEvents() + r.verdict().wrongOrders(), r.verdict().doubled(),
+                    r.verdict().unexplained(), r.seconds(), r.secondsToQuiescence(), r.passed() ? "passed" : "FAILED"));
+        }
+        md.append("\nFaults, as injected:\n");
+        for (ScenarioResult r : results) {
+            md.append("\n- **").append(r.title()).append("**");
+            if (!r.liveCounters().isEmpty()) {
+                md.append(" (counters of the instances alive at the end: ").append(r.liveCounters().entrySet().stream()
+                        .map(e -> e.getKey().replace("txinbox_", "") + " " + Math.round(e.getValue()))
+                        .collect(Collectors.joining(", "))).append(")");
+            }
+            md.append('\n');
+            for (String f : r.faults()) {
+                md.append("  - ").append(f.trim()).append('\n');
+            }
+            for (String e : r.verdict().examples()) {
+                md.append("  - finding: ").append(e).append('\n');
+            }
+        }
+        return md.toString();
+    }
+}

@@ -1,0 +1,249 @@
+package dev.txinbox.chaos;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.TreeMap;
+import java.util.concurrent.atomic.AtomicReference;
+
+import dev.txinbox.bench.Db;
+import dev.txinbox.bench.OrderStream;
+import dev.txinbox.bench.Outgoing;
+import dev.txinbox.bench.Producer;
+import dev.txinbox.bench.Service;
+import dev.txinbox.bench.Sqs;
+import dev.txinbox.bench.Verifier;
+
+/**
+ * One scenario, start to verdict: a fresh database, its own queues, the service (one or two instances),
+ * the stream sent at a steady rate while the fault plays out, then quiescence and the oracle.
+ */
+final class ScenarioRun {
+
+    private static final String DATABASE = "txinbox_chaos";
+    /** With nothing moving for this long, the scenario stops waiting and reports what it finds. */
+    private static final Duration STALL = Duration.ofMinutes(3);
+
+    private final Chaos.Scenario scenario;
+    private final ChaosOptions options;
+    private final Broker broker;
+    private final Sqs sqs;
+    private final Random random;
+    private final Service[] services;
+    private final int[] starts;
+    private final List<String> notes = new ArrayList<>();
+    private final long startedAt = System.currentTimeMillis();
+    private OrderStream stream;
+
+    ScenarioRun(Chaos.Scenario scenario, ChaosOptions options, Broker broker, Sqs sqs, Random random) {
+        this.scenario = scenario;
+        this.options = options;
+        this.broker = broker;
+        this.sqs = sqs;
+        this.random = random;
+        this.services = new Service[scenario.instances()];
+        this.starts = new int[scenario.instances()];
+    }
+
+    ScenarioResult run() throws Exception {
+        Db.reset(DATABASE);
+        stream = OrderStream.generate(scenario.spec(), scenario.key() + "-");
+        for (int slot = 0; slot < services.length; slot++) {
+            restart(slot);
+        }
+        String queueUrl = broker.queueUrl(scenario.queue().name());
+        long firstSend = System.currentTimeMillis();
+        AtomicReference<Throwable> producerFailure = new AtomicReference<>();
+        Thread producer = new Thread(() -> {
+            try {
+                new Producer(sqs.client(), queueUrl, 4, options.rate).send(stream);
+            } catch (Throwable e) {
+                producerFailure.set(e);
+            }
+        }, "chaos-producer");
+        producer.start();
+        scenario.fault().inject(this);
+        producer.join();
+        if (producerFailure.get() != null) {
+            throw new IllegalStateException("the producer failed", producerFailure.get());
+        }
+        long calm = System.currentTimeMillis();
+        boolean quiet = awaitQuiescence(queueUrl);
+        long quiescent = System.currentTimeMillis();
+
+        Map<String, Double> counters = counters();
+        long dlqDepth = sqs.depth(broker.queueUrl(scenario.queue().dlqName()));
+        Verifier.Verdict verdict = Verifier.txinbox(Db.url(DATABASE), stream.oracle(), dlqDepth);
+        DeadLetters deadLetters = DeadLetters.inspect(sqs, broker.queueUrl(scenario.queue().dlqName()), poisonBodies());
+        for (int slot = 0; slot < services.length; slot++) {
+            terminate(slot);
+        }
+        return new ScenarioResult(scenario.key(), scenario.title(), scenario.spec().describe(), stream.oracle().messages(),
+                stream.oracle().events(), stream.oracle().poisonMessages(), List.copyOf(notes), verdict, deadLetters,
+                counters, quiet, (quiescent - firstSend) / 1000.0, (quiescent - calm) / 1000.0);
+    }
+
+    // ------------------------------------------------------------------ what faults use
+
+    Random random() {
+        return random;
+    }
+
+    Broker broker() {
+        return broker;
+    }
+
+    String database() {
+        return DATABASE;
+    }
+
+    void note(String what) {
+        String line = String.format("%6.1f s  %s (processed %d of %d)", (System.currentTimeMillis() - startedAt) / 1000.0,
+                what, processed(), stream.oracle().events());
+        notes.add(line);
+        System.out.println("  " + line);
+    }
+
+    /** Blocks until {@code fraction} of the stream's events are processed. */
+    void awaitProgress(double fraction) throws InterruptedException {
+        long target = (long) Math.ceil(fraction * stream.oracle().events());
+        long deadline = System.currentTimeMillis() + STALL.toMillis() * 3;
+        while (processed() < target) {
+            for (Service service : services) {
+                if (service != null && !service.isAlive()) {
+                    throw new IllegalStateException("a service instance died on its own; see " + service.log());
+                }
+            }
+            if (System.currentTimeMillis() > deadline) {
+                throw new IllegalStateException("the stream did not reach " + target + " processed events");
+            }
+            Thread.sleep(100);
+        }
+    }
+
+    void kill(int slot) throws InterruptedException {
+        note("kill -9 instance " + (slot + 1) + " (pid " + services[slot].pid() + ")");
+        services[slot].kill();
+    }
+
+    /** SIGTERM, and how long the instance took to stop: graceful means it drains and exits on its own. */
+    void terminate(int slot) throws InterruptedException {
+        Service service = services[slot];
+        if (service == null || !service.isAlive()) {
+            return;
+        }
+        long t0 = System.currentTimeMillis();
+        service.close();
+        long took = System.currentTimeMillis() - t0;
+        if (!service.isAlive()) {
+            int exit = service.child().exitValue();
+            if (took > 25_000 || (exit != 0 && exit != 143)) {
+                note("instance " + (slot + 1) + " did not stop cleanly on SIGTERM: exit " + exit + " after " + took + " ms");
+            } else if (scenario.key().equals("sigterm")) {
+                note("SIGTERM instance " + (slot + 1) + ": stopped in " + took + " ms, exit " + exit);
+            }
+        }
+    }
+
+    void restart(int slot) throws Exception {
+        starts[slot]++;
+        Path log = options.out.resolve("logs").resolve(scenario.key() + "-" + (slot + 1) + "-" + starts[slot] + ".log");
+        Map<String, String> extra = new HashMap<>();
+        extra.put("TXINBOX_CONSUMERS_ORDERS_VISIBILITY_TIMEOUT", scenario.visibilityTimeout().toSeconds() + "s");
+        // INFO, unlike the benchmark: a chaos run's logs are its evidence.
+        extra.put("QUARKUS_LOG_CATEGORY__DEV_TXINBOX__LEVEL", "INFO");
+        services[slot] = Service.start(options.jar, List.of(), Service.env(DATABASE, broker.endpoint(),
+                scenario.queue().name(), scenario.queue().dlqName(), options.httpPort + slot, extra), log);
+        services[slot].awaitReady(Duration.ofMinutes(2));
+    }
+
+    // ------------------------------------------------------------------ quiescence and evidence
+
+    /** PROCESSED inbox rows so far; -1 while PostgreSQL does not answer. */
+    private long processed() {
+        try {
+            return Db.queryLong(Db.url(DATABASE), "select count(*) from inbox_messages where status = 'PROCESSED'");
+        } catch (SQLException e) {
+            return -1;
+        }
+    }
+
+    /** The queue is empty, every event processed and every poison message dead-lettered, or nothing moves. */
+    private boolean awaitQuiescence(String queueUrl) throws InterruptedException {
+        String dlqUrl = broker.queueUrl(scenario.queue().dlqName());
+        long lastChange = System.currentTimeMillis();
+        String last = "";
+        while (true) {
+            long depth = sqs.depth(queueUrl);
+            long dlq = sqs.depth(dlqUrl);
+            long processed = processed();
+            if (depth == 0 && processed >= stream.oracle().events() && dlq >= stream.oracle().poisonMessages()) {
+                Thread.sleep(2_000); // late deletes and dead letters settle; then the verdict counts
+                return true;
+            }
+            String now = depth + "/" + dlq + "/" + processed;
+            if (!now.equals(last)) {
+                last = now;
+                lastChange = System.currentTimeMillis();
+            } else if (System.currentTimeMillis() - lastChange > STALL.toMillis()) {
+                note("no progress for " + STALL.toMinutes() + " minutes: queue " + depth + ", dead letters " + dlq);
+                return false;
+            }
+            for (int slot = 0; slot < services.length; slot++) {
+                if (!services[slot].isAlive()) {
+                    throw new IllegalStateException("instance " + (slot + 1) + " died on its own; see "
+                            + services[slot].log());
+                }
+            }
+            Thread.sleep(250);
+        }
+    }
+
+    private List<String> poisonBodies() {
+        List<String> bodies = new ArrayList<>();
+        for (List<Outgoing> group : stream.groups()) {
+            for (Outgoing message : group) {
+                if (message.kind() == Outgoing.Kind.POISON) {
+                    bodies.add(message.body());
+                }
+            }
+        }
+        return bodies;
+    }
+
+    /** The live instances' txinbox counters, summed (a killed instance's counters died with it). */
+    private Map<String, Double> counters() {
+        Map<String, Double> sums = new HashMap<>();
+        for (int slot = 0; slot < services.length; slot++) {
+            Path file = options.out.resolve("logs").resolve(scenario.key() + "-" + (slot + 1) + ".metrics");
+            services[slot].saveMetrics(file);
+            try {
+                for (String line : Files.readAllLines(file)) {
+                    if (line.startsWith("#") || line.isBlank()) {
+                        continue;
+                    }
+                    int space = line.lastIndexOf(' ');
+                    String name = line.substring(0, space).replaceAll("consumer=\"[^\"]*\",?", "").replace(",}", "}").replace("{}", "");
+                    sums.merge(name, Double.parseDouble(line.substring(space + 1)), Double::sum);
+                }
+            } catch (IOException | RuntimeException e) {
+                // counters are context; the database is the evidence
+            }
+        }
+        Map<String, Double> kept = new TreeMap<>();
+        sums.forEach((k, v) -> {
+            if (k.startsWith("txinbox_messages_total") || k.startsWith("txinbox_ack_failures")
+                    || k.startsWith("txinbox_expired") || k.startsWith("txinbox_held_back")) {
+                kept.put(k, v);
+            }
+        });
+        return kept;
+    }
+}
