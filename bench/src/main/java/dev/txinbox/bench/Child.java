@@ -87,12 +87,17 @@ public final class Child implements AutoCloseable {
         process.waitFor(30, TimeUnit.SECONDS);
     }
 
-    /** SIGTERM, then SIGKILL if it has not stopped within {@code seconds}. */
+    /** SIGTERM, then SIGKILL if it has not stopped within 30 s. */
     @Override
     public void close() throws InterruptedException {
+        terminate(30);
+    }
+
+    /** SIGTERM, then SIGKILL if it has not stopped within {@code seconds}. */
+    public void terminate(long seconds) throws InterruptedException {
         if (process.isAlive()) {
             process.destroy();
-            if (!process.waitFor(30, TimeUnit.SECONDS)) {
+            if (!process.waitFor(seconds, TimeUnit.SECONDS)) {
                 process.destroyForcibly();
                 process.waitFor(10, TimeUnit.SECONDS);
             }

@@ -73,10 +73,14 @@ final class Broker implements AutoCloseable {
         }
     }
 
-    /** SIGTERM and wait: the restart an operator (or a node drain) does. */
+    /**
+     * SIGTERM and wait: the restart an operator (or a node drain) does. ElasticMQ takes ~20 s to stop
+     * while polls are in flight; a SIGKILL could cost it the last writes to its store, which the
+     * scenario would then report as lost, so it gets a generous 90 s.
+     */
     void stop() throws InterruptedException {
         if (process != null) {
-            process.close();
+            process.terminate(90);
         }
     }
 
