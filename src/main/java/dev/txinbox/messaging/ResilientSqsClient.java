@@ -74,20 +74,26 @@ final class ResilientSqsClient implements SqsAsyncClient {
             call = CompletableFuture.failedFuture(e);
         }
         return call.handle((response, failure) -> {
-            if (failure == null) {
-                connectivity.succeeded();
-                metrics.sqsRequest("receive", response.messages().size());
-                received.received(request.queueUrl(), response.messages());
-                if (!connectivity.receiving()) {
-                    // Returned while the service stops: the connector would drop these; the receiver's
-                    // stop hands them back to the queue.
-                    return CompletableFuture.completedFuture(NOTHING);
+            // The call is over once SQS has answered (and its messages are noted); a backoff after a
+            // failure holds no messages and must not keep a stopping service waiting.
+            try {
+                if (failure == null) {
+                    connectivity.succeeded();
+                    metrics.sqsRequest("receive", response.messages().size());
+                    received.received(request.queueUrl(), response.messages());
+                    if (!connectivity.receiving()) {
+                        // Returned while the service stops: the connector would drop these; the receiver's
+                        // stop hands them back to the queue.
+                        return CompletableFuture.completedFuture(NOTHING);
+                    }
+                    return CompletableFuture.completedFuture(response);
                 }
-                return CompletableFuture.completedFuture(response);
+                Duration backoff = connectivity.failed(unwrap(failure));
+                return CompletableFuture.supplyAsync(() -> NOTHING, after(backoff));
+            } finally {
+                connectivity.receiveEnded();
             }
-            Duration backoff = connectivity.failed(unwrap(failure));
-            return CompletableFuture.supplyAsync(() -> NOTHING, after(backoff));
-        }).thenCompose(response -> response).whenComplete((response, failure) -> connectivity.receiveEnded());
+        }).thenCompose(response -> response);
     }
 
     /** The connector resolves its queue URL once, at start, and dies if that fails: wait for SQS instead. */

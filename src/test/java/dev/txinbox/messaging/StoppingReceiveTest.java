@@ -24,6 +24,7 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
 import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 import software.amazon.awssdk.http.nio.netty.NettyNioAsyncHttpClient;
+import software.amazon.awssdk.awscore.retry.AwsRetryStrategy;
 import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.sqs.SqsAsyncClient;
 import software.amazon.awssdk.services.sqs.model.Message;
@@ -60,7 +61,9 @@ class StoppingReceiveTest {
         queues.createFifo(QUEUE, 30, null);
         sdk = SqsAsyncClient.builder().endpointOverride(URI.create(endpoint)).region(Region.EU_WEST_1)
                 .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("test", "test")))
-                .httpClient(NettyNioAsyncHttpClient.create()).build();
+                .httpClient(NettyNioAsyncHttpClient.create())
+                // One refused connection is one failed call: the SDK's own retries would blur the timing.
+                .overrideConfiguration(c -> c.retryStrategy(AwsRetryStrategy.doNotRetry())).build();
         connectivity = new SqsConnectivity();
         received = new ReceivedMessages();
         client = new ResilientSqsClient(sdk, connectivity, new InboxMetrics(new SimpleMeterRegistry()), received);
@@ -70,7 +73,9 @@ class StoppingReceiveTest {
     void stopBroker() {
         sdk.close();
         queues.close();
-        broker.stopAndWait();
+        if (broker != null) {
+            broker.stopAndWait();
+        }
     }
 
     @Test
@@ -110,6 +115,21 @@ class StoppingReceiveTest {
         assertEquals(fetched.subList(1, 3).stream().map(Message::body).sorted().toList(), again,
                 "the two left in the buffer are visible again at once; the taken one is not");
         assertEquals(0, received.waiting());
+    }
+
+    @Test
+    void aReceiveBackingOffAfterAFailureDoesNotHoldUpTheStop() throws Exception {
+        String url = queues.url(QUEUE);
+        broker.stopAndWait();
+        broker = null; // SQS is gone for the rest of this test
+        CompletableFuture<ReceiveMessageResponse> poll = client.receiveMessage(r -> r.queueUrl(url)
+                .maxNumberOfMessages(10).waitTimeSeconds(1));
+
+        connectivity.stopReceiving();
+        assertTrue(connectivity.awaitNoReceives(Duration.ofMillis(500)),
+                "the refused call is over; the 1 s backoff after it holds no messages and no one waits for it");
+        assertTrue(!poll.isDone(), "the channel still sees the backoff");
+        assertTrue(poll.get(5, TimeUnit.SECONDS).messages().isEmpty());
     }
 
     @Test
