@@ -28,7 +28,6 @@ import com.fasterxml.jackson.databind.SerializationFeature;
 public final class Bench {
 
     private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
-    private static final String PG = Db.SERVER;
     private static final String DB = "txinbox_bench";
     private static final String NAIVE_DB = "txinbox_bench_naive";
     private static final String WARM_UP = "w";
@@ -127,10 +126,10 @@ public final class Bench {
             service.saveMetrics(logs.resolve(slug(name) + ".metrics"));
             Map<String, Double> threads = perMessage(threadsBefore, Proc.threadCpuMillis(service.pid()),
                     stream.oracle().messages());
-            long lastCommit = Db.queryLong(PG + DB, "select (extract(epoch from max(processed_at)) * 1000)::bigint"
+            long lastCommit = Db.queryLong(Db.url(DB), "select (extract(epoch from max(processed_at)) * 1000)::bigint"
                     + " from inbox_messages");
             double[] latency = latency();
-            Verifier.Verdict verdict = Verifier.txinbox(PG + DB, stream.oracle(), sqs.depth(queues.dlqUrl));
+            Verifier.Verdict verdict = Verifier.txinbox(Db.url(DB), stream.oracle(), sqs.depth(queues.dlqUrl));
             RunResult result = result(name, "txinbox", parallelism, groups, stream, rate, producer, lastCommit, before,
                     after, service.child().peakRssMiB(), latency, verdict, threads, log);
             sqs.deleteQueue(queues.url);
@@ -148,8 +147,8 @@ public final class Bench {
 
     RunResult naive(String name, OrderStream stream, int groups) throws Exception {
         Db.reset(NAIVE_DB);
-        return baseline(name, "naive", Naive.class, 1, stream, groups, queues -> List.of(queues.url, PG + NAIVE_DB),
-                () -> Verifier.naive(PG + NAIVE_DB, stream.oracle()));
+        return baseline(name, "naive", Naive.class, 1, stream, groups, queues -> List.of(queues.url, Db.url(NAIVE_DB)),
+                () -> Verifier.naive(Db.url(NAIVE_DB), stream.oracle()));
     }
 
     private interface VerdictSource {
@@ -254,7 +253,7 @@ public final class Bench {
     /** SentTimestamp (kept in the inbox row) to the committing transaction, for processed events. */
     private double[] latency() throws SQLException {
         List<Double> values = new ArrayList<>();
-        try (Connection db = DriverManager.getConnection(PG + DB, "postgres", "");
+        try (Connection db = DriverManager.getConnection(Db.url(DB), "postgres", "");
                 Statement s = db.createStatement();
                 ResultSet rs = s.executeQuery("select extract(epoch from processed_at - source_sent_at) * 1000"
                         + " from inbox_messages where status = 'PROCESSED' and source_sent_at is not null"
@@ -310,7 +309,7 @@ public final class Bench {
             // Only SQS while messages wait: counting inbox rows costs PostgreSQL CPU the run would be billed for.
             long depth = sqs.depth(queues.url);
             long dlq = sqs.depth(queues.dlqUrl);
-            long processed = depth > 0 ? -1 : Db.queryLong(PG + DB,
+            long processed = depth > 0 ? -1 : Db.queryLong(Db.url(DB),
                     "select count(*) from inbox_messages where status = 'PROCESSED'") - warmUpEvents;
             if (depth == 0 && processed >= oracle.events() && dlq >= oracle.poisonMessages()) {
                 return;
@@ -351,7 +350,7 @@ public final class Bench {
             machine.put("cpu", Files.readAllLines(Path.of("/proc/cpuinfo")).stream()
                     .filter(l -> l.startsWith("model name")).findFirst().map(l -> l.replaceAll(".*:\\s*", "")).orElse("?"));
             machine.put("memory", Files.readAllLines(Path.of("/proc/meminfo")).get(0).replaceAll("\\s+", " "));
-            machine.put("postgres", Db.queryString(PG + "postgres", "select version()"));
+            machine.put("postgres", Db.queryString(Db.url("postgres"), "select version()"));
         } catch (IOException | SQLException e) {
             machine.put("error", e.toString());
         }
