@@ -50,19 +50,16 @@ public class EventParser {
             throw new InvalidMessageException(
                     "body is " + bytes + " bytes, larger than the limit of " + maxBodyBytes + " bytes");
         }
-        JsonNode root;
-        try {
-            root = mapper.readTree(body);
-        } catch (JsonProcessingException e) {
-            throw new InvalidMessageException("body is not valid JSON: " + e.getOriginalMessage() + " at line "
-                    + e.getLocation().getLineNr() + ", column " + e.getLocation().getColumnNr());
-        }
+        JsonNode root = readTree(body);
         if (root == null || !root.isObject()) {
             throw new InvalidMessageException("body must be a JSON object, got " + describe(root));
         }
         String eventId = eventId(root, eventIdAttribute);
-        String type = requiredString(root, "type");
+        String type = noControlCharacters(requiredString(root, "type"), "field 'type'");
         String aggregateId = optionalString(root, "aggregateId");
+        if (aggregateId != null) {
+            noControlCharacters(aggregateId, "field 'aggregateId'");
+        }
         Long sequence = sequence(root);
         if (sequence != null && aggregateId == null) {
             throw new InvalidMessageException("field 'aggregateId' is required when 'sequence' is set");
@@ -72,19 +69,41 @@ public class EventParser {
         return new InboxEvent(eventId, type, aggregateId, sequence, occurredAt, payload, hash(root), body);
     }
 
-    /** A best-effort event id for a body that failed validation, so the dead letter can be traced. */
+    /**
+     * A best-effort event id for a body that failed validation, so the dead letter can be traced; null
+     * when neither the body nor the attribute holds a usable one.
+     */
     public String eventIdOf(String body, String eventIdAttribute) {
         try {
-            JsonNode node = mapper.readTree(body).get("eventId");
-            if (node != null && node.isTextual() && !node.asText().isBlank()
-                    && node.asText().length() <= MAX_EVENT_ID_LENGTH) {
-                return node.asText();
+            JsonNode node = readTree(body).get("eventId");
+            if (node != null && node.isTextual()) {
+                return checkEventId(node.asText(), "field 'eventId'");
             }
-        } catch (Exception e) {
-            // not JSON: fall through to the attribute
+        } catch (RuntimeException e) {
+            // not JSON, or no usable id in it: fall through to the attribute
         }
-        return eventIdAttribute != null && !eventIdAttribute.isBlank()
-                && eventIdAttribute.length() <= MAX_EVENT_ID_LENGTH ? eventIdAttribute : null;
+        try {
+            return eventIdAttribute == null ? null : checkEventId(eventIdAttribute.strip(), "attribute");
+        } catch (InvalidMessageException e) {
+            return null;
+        }
+    }
+
+    /**
+     * Reads the body, or says why not. Some of the reader's refusals (a nesting or length limit of
+     * {@link com.fasterxml.jackson.core.StreamReadConstraints}) carry no location, and whatever the
+     * reader throws is the body's fault: it must never look like a transient failure.
+     */
+    private JsonNode readTree(String body) {
+        try {
+            return mapper.readTree(body);
+        } catch (JsonProcessingException e) {
+            String where = e.getLocation() == null ? ""
+                    : " at line " + e.getLocation().getLineNr() + ", column " + e.getLocation().getColumnNr();
+            throw new InvalidMessageException("body is not valid JSON: " + bounded(e.getOriginalMessage()) + where);
+        } catch (RuntimeException e) {
+            throw new InvalidMessageException("body could not be read as JSON: " + bounded(String.valueOf(e.getMessage())));
+        }
     }
 
     private String eventId(JsonNode root, String attribute) {
@@ -102,7 +121,21 @@ public class EventParser {
             throw new InvalidMessageException(where + " must be 1-" + MAX_EVENT_ID_LENGTH + " characters, got "
                     + id.length());
         }
-        return id;
+        return noControlCharacters(id, where);
+    }
+
+    /**
+     * Identifiers become keys and log lines; PostgreSQL refuses NUL in text outright. Refusing control
+     * characters here names the problem instead of letting the database fail on it later.
+     */
+    private static String noControlCharacters(String value, String where) {
+        for (int i = 0; i < value.length(); i++) {
+            if (Character.isISOControl(value.charAt(i))) {
+                throw new InvalidMessageException(where + " must not contain control characters (found U+"
+                        + String.format("%04X", (int) value.charAt(i)) + " at index " + i + ")");
+            }
+        }
+        return value;
     }
 
     private static String requiredString(JsonNode root, String field) {
@@ -148,7 +181,8 @@ public class EventParser {
             return Instant.parse(text);
         } catch (DateTimeParseException e) {
             throw new InvalidMessageException(
-                    "field 'occurredAt' must be an ISO-8601 instant such as 2026-12-02T10:00:00Z, got '" + text + "'");
+                    "field 'occurredAt' must be an ISO-8601 instant such as 2026-12-02T10:00:00Z, got "
+                            + describe(root.get("occurredAt")));
         }
     }
 
@@ -166,9 +200,14 @@ public class EventParser {
     private String hash(JsonNode root) {
         try {
             return sha256(mapper.writeValueAsBytes(mapper.treeToValue(root, Object.class)));
-        } catch (JsonProcessingException e) {
-            throw new IllegalStateException("cannot hash a parsed body", e);
+        } catch (JsonProcessingException | RuntimeException e) {
+            throw new InvalidMessageException("body could not be put in canonical form for its hash: "
+                    + bounded(String.valueOf(e.getMessage())));
         }
+    }
+
+    private static String bounded(String text) {
+        return text.length() > 300 ? text.substring(0, 300) + "…" : text;
     }
 
     /** SHA-256 of a body as it came, for bodies that never parsed. */

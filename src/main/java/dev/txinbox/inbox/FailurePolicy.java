@@ -10,8 +10,11 @@ import jakarta.enterprise.context.ApplicationScoped;
 /**
  * What a failure means, in one place:
  * <ul>
- * <li><b>permanent</b>: {@link InvalidMessageException} anywhere in the cause chain. The message can
- * never succeed: dead-letter it at once.</li>
+ * <li><b>permanent</b>: {@link InvalidMessageException} anywhere in the cause chain, or PostgreSQL
+ * refusing the message's own data: SQLState class 22 (data exception: a NUL in text, a value out of
+ * range) or a NOT NULL or CHECK violation (23502, 23514). The message can never succeed: dead-letter it
+ * at once. Unique and foreign-key violations (23505, 23503) stay transient: they depend on what other
+ * transactions did, and a retry sees their outcome.</li>
  * <li><b>outage</b>: the database is unreachable (connection refused or lost, no connection to be had).
  * It says nothing about the message, so no attempt is counted; consumption should pause until the
  * database answers again instead of cycling messages.</li>
@@ -29,11 +32,22 @@ public class FailurePolicy {
 
     public boolean isPermanent(Throwable failure) {
         for (Throwable t = failure; t != null; t = next(t)) {
-            if (t instanceof InvalidMessageException) {
+            if (t instanceof InvalidMessageException || refusedData(t) != null) {
                 return true;
             }
         }
         return false;
+    }
+
+    /** The SQLState when {@code t} is PostgreSQL refusing a value the message brought; null otherwise. */
+    private static String refusedData(Throwable t) {
+        if (t instanceof SQLException sql && sql.getSQLState() != null) {
+            String state = sql.getSQLState();
+            if (state.startsWith("22") || state.equals("23502") || state.equals("23514")) {
+                return state;
+            }
+        }
+        return null;
     }
 
     public boolean isOutage(Throwable failure) {
@@ -77,10 +91,15 @@ public class FailurePolicy {
     /** The error as an operator reads it: the root cause's class and message, bounded. */
     public String describe(Throwable failure) {
         Throwable root = failure;
-        while (next(root) != null) {
-            root = next(root);
+        String refused = null;
+        for (Throwable t = failure; t != null; t = next(t)) {
+            root = t;
+            refused = refused != null ? refused : refusedData(t);
         }
         String text = root == failure ? failure.toString() : failure.getClass().getName() + ": " + root;
+        if (refused != null) {
+            text = "the database refused the message's data (SQLState " + refused + "): " + text;
+        }
         return text.length() > MAX_ERROR_LENGTH ? text.substring(0, MAX_ERROR_LENGTH) + "…" : text;
     }
 

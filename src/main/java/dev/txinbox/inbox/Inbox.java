@@ -92,9 +92,15 @@ public class Inbox {
             attempts = QuarkusTransaction.requiringNew().call(() -> repository.recordFailure(message, event, error,
                     attempt -> delay.updateAndGet(d -> failurePolicy.retryDelay(attempt, retry))));
         } catch (RuntimeException e) {
-            // The failure cannot even be recorded: treat it as an outage, counting no attempt.
-            return InboxResult.outage(event.eventId(), error + "; recording the attempt failed too: "
-                    + failurePolicy.describe(e), FailurePolicy.OUTAGE_DELAY);
+            String both = error + "; recording the attempt failed too: " + failurePolicy.describe(e);
+            if (failurePolicy.isOutage(e)) {
+                return InboxResult.outage(event.eventId(), both, FailurePolicy.OUTAGE_DELAY);
+            }
+            if (failurePolicy.isPermanent(e)) {
+                return InboxResult.of(Outcome.DEAD_LETTERED, event.eventId(), both);
+            }
+            // Neither the message's fault nor an outage: try again later, counting nothing, pausing nobody.
+            return InboxResult.retry(event.eventId(), both, 0, FailurePolicy.OUTAGE_DELAY);
         }
         if (attempts.isEmpty()) {
             return InboxResult.of(Outcome.DUPLICATE, event.eventId(), "processed by another delivery meanwhile");

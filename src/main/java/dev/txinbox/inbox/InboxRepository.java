@@ -82,7 +82,7 @@ public class InboxRepository implements PanacheRepositoryBase<InboxMessage, Long
                 ps.setString(1, message.consumer());
                 ps.setString(2, event.eventId());
                 ps.setInt(3, (int) r[1]);
-                ps.setString(4, error);
+                ps.setString(4, storable(error));
                 ps.setString(5, message.source().messageId());
                 setInteger(ps, 6, message.source().receiveCount());
                 ps.executeUpdate();
@@ -116,13 +116,13 @@ public class InboxRepository implements PanacheRepositoryBase<InboxMessage, Long
                     ps.setLong(6, event.sequence());
                 }
                 ps.setString(7, event == null ? EventParser.rawHash(message.body()) : event.payloadHash());
-                ps.setString(8, message.body() == null ? "" : message.body());
+                ps.setString(8, storable(message.body() == null ? "" : message.body()));
                 ps.setString(9, source.queue());
                 ps.setString(10, source.messageId());
                 ps.setString(11, source.groupId());
                 ps.setTimestamp(12, source.sentAt() == null ? null : Timestamp.from(source.sentAt()));
                 setInteger(ps, 13, source.receiveCount());
-                ps.setString(14, error);
+                ps.setString(14, storable(error));
                 try (ResultSet rs = ps.executeQuery()) {
                     return rs.next() ? Optional.of(new long[] { rs.getLong(1), rs.getLong(2) }) : Optional.empty();
                 }
@@ -134,7 +134,7 @@ public class InboxRepository implements PanacheRepositoryBase<InboxMessage, Long
     public void finish(long id, InboxStatus status, String errorText) {
         session().doWork(connection -> update(connection, "update inbox_messages set status = ?, error_text = ?,"
                 + " processed_at = " + (status == InboxStatus.PARKED ? "null" : "now()") + " where id = ?",
-                status.name(), errorText, id));
+                status.name(), storable(errorText), id));
     }
 
     public Optional<InboxMessage> findEntry(String consumer, String messageId) {
@@ -191,6 +191,15 @@ public class InboxRepository implements PanacheRepositoryBase<InboxMessage, Long
             }
             ps.executeUpdate();
         }
+    }
+
+    /**
+     * PostgreSQL refuses NUL in text (SQLState 22021). A body or an error that holds one is not valid
+     * JSON or quotes such a body: it is on its way to the dead-letter queue, which keeps the original.
+     * The record keeps it readable, with U+FFFD in place of each NUL, rather than failing to be written.
+     */
+    static String storable(String text) {
+        return text == null || text.indexOf('\u0000') < 0 ? text : text.replace('\u0000', '\uFFFD');
     }
 
     private static void setInteger(PreparedStatement ps, int index, Integer value) throws SQLException {

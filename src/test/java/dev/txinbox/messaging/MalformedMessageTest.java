@@ -32,6 +32,12 @@ class MalformedMessageTest extends ServiceTest {
             "unknown type          | {\"eventId\":\"%s\",\"type\":\"ORDER_EXPLODED\",\"aggregateId\":\"o\"} | unknown event type 'ORDER_EXPLODED'",
             "negative amount       | {\"eventId\":\"%s\",\"type\":\"ORDER_PAID\",\"aggregateId\":\"o\",\"payload\":{\"amount\":-5,\"currency\":\"EUR\"}} | field 'payload.amount' must be a positive integer",
             "sequence not a number | {\"eventId\":\"%s\",\"type\":\"ORDER_PAID\",\"aggregateId\":\"o\",\"sequence\":\"two\"} | field 'sequence' must be a positive 64-bit integer",
+            // Valid JSON whose text PostgreSQL refuses (NUL, SQLState 22021) once the handler writes it:
+            // the message's own fault, never a database outage.
+            "NUL the handler writes | {\"eventId\":\"%s\",\"type\":\"ORDER_CREATED\",\"aggregateId\":\"o-nul\",\"payload\":{\"customerId\":\"a\\u0000b\",\"amount\":1,\"currency\":\"EUR\"}} | the database refused the message's data",
+            "instant out of range  | {\"eventId\":\"%s\",\"type\":\"ORDER_CREATED\",\"aggregateId\":\"o-far\",\"occurredAt\":\"+1000000000-01-01T00:00:00Z\",\"payload\":{\"customerId\":\"c\",\"amount\":1,\"currency\":\"EUR\"}} | the database refused the message's data",
+            "NUL in the aggregate  | {\"eventId\":\"%s\",\"type\":\"ORDER_CREATED\",\"aggregateId\":\"o\\u0000\",\"payload\":{\"customerId\":\"c\",\"amount\":1,\"currency\":\"EUR\"}} | field 'aggregateId' must not contain control characters",
+            "NUL in the event id   | {\"eventId\":\"%s\\u0000\",\"type\":\"ORDER_CREATED\",\"aggregateId\":\"o\",\"payload\":{}} | field 'eventId' must not contain control characters",
     })
     void badInputIsDeadLetteredWithItsReasonAndTheGroupMovesOn(String name, String bodyTemplate, String reason) {
         String group = unique("ord"), bad = unique("bad"), good = unique("evt");
@@ -56,6 +62,21 @@ class MalformedMessageTest extends ServiceTest {
         assertTrue(((String) entry.get("error_text")).contains(reason));
         eventually().until(() -> Metrics.outcomes("orders", "dead_lettered") >= before + 1);
         eventually().until(() -> queues.depth("orders.fifo") == 0);
+    }
+
+    @Test
+    void jsonNestedEightThousandDeepIsDeadLetteredWithItsReason() {
+        // 8,000 levels fit the tests' 16 KiB body limit; the reader's own limit is 1,000.
+        String group = unique("ord"), good = unique("evt");
+        String body = "{\"eventId\":\"" + unique("deep") + "\",\"payload\":" + "[".repeat(8_000) + "]".repeat(8_000) + "}";
+        String sqsId = queues.send("orders.fifo", group, body);
+        queues.send("orders.fifo", group, created(good, group, null, 100));
+        Message copy = awaitDeadLetter("orders-dlq.fifo", sqsId);
+        assertEquals("invalid message", copy.messageAttributes().get("txinbox-reason").stringValue());
+        String error = copy.messageAttributes().get("txinbox-error").stringValue();
+        assertTrue(error.contains("body is not valid JSON") && error.contains("nesting depth"), error);
+        assertEquals("1", copy.messageAttributes().get("txinbox-attempts").stringValue());
+        eventually().until(() -> "PROCESSED".equals(db.inboxStatus("orders", good)));
     }
 
     @Test

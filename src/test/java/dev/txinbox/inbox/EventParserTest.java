@@ -1,0 +1,106 @@
+package dev.txinbox.inbox;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/** The envelope rules of CONTRACT §1, and what every malformed body is told. No Quarkus, no database. */
+class EventParserTest {
+
+    private final EventParser parser = new EventParser(() -> 1024);
+
+    private InvalidMessageException refused(String body) {
+        return assertThrows(InvalidMessageException.class, () -> parser.parse(body, null));
+    }
+
+    @Test
+    void aWellFormedEventIsReadFieldByField() {
+        InboxEvent event = parser.parse("{\"eventId\":\"e1\",\"type\":\"T\",\"aggregateId\":\"a\",\"sequence\":3,"
+                + "\"occurredAt\":\"2026-12-02T10:00:00Z\",\"payload\":{\"x\":1}}", null);
+        assertEquals("e1", event.eventId());
+        assertEquals("T", event.type());
+        assertEquals("a", event.aggregateId());
+        assertEquals(3L, event.sequence());
+        assertTrue(event.ordered());
+        assertEquals(1, event.payload().get("x").asInt());
+    }
+
+    @Test
+    void theHashIgnoresKeyOrderAndWhiteSpaceButNotValues() {
+        String a = parser.parse("{\"eventId\":\"e\",\"type\":\"T\",\"payload\":{\"b\":1,\"a\":2}}", null).payloadHash();
+        String b = parser.parse("{ \"payload\" : {\"a\":2, \"b\":1}, \"type\":\"T\", \"eventId\":\"e\" }", null).payloadHash();
+        String c = parser.parse("{\"eventId\":\"e\",\"type\":\"T\",\"payload\":{\"b\":1,\"a\":3}}", null).payloadHash();
+        assertEquals(a, b);
+        assertNotEquals(a, c);
+    }
+
+    @Test
+    void theBodyWinsOverTheAttributeAndTheAttributeServesWhenTheBodyHasNone() {
+        assertEquals("body", parser.parse("{\"eventId\":\"body\",\"type\":\"T\"}", "attr").eventId());
+        assertEquals("attr", parser.parse("{\"type\":\"T\"}", " attr ").eventId());
+    }
+
+    @Test
+    void nestingBeyondTheReadersLimitIsNamedNotThrownAsABug() {
+        String deep = "{\"eventId\":\"e\",\"type\":\"T\",\"payload\":" + "[".repeat(10_000) + "]".repeat(10_000) + "}";
+        InvalidMessageException e = assertThrows(InvalidMessageException.class,
+                () -> new EventParser(() -> 1_000_000).parse(deep, null));
+        assertTrue(e.getMessage().contains("nesting depth"), e.getMessage());
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = { "{\"eventId\":\"e\\u0000\",\"type\":\"T\"}", "{\"eventId\":\"e\",\"type\":\"T\\n\"}",
+            "{\"eventId\":\"e\",\"type\":\"T\",\"aggregateId\":\"a\\u0007\"}" })
+    void controlCharactersInIdentifiersAreRefusedByName(String body) {
+        assertTrue(refused(body).getMessage().contains("must not contain control characters"));
+    }
+
+    @Test
+    void aControlCharacterInTheAttributeIsRefusedToo() {
+        InvalidMessageException e = assertThrows(InvalidMessageException.class,
+                () -> parser.parse("{\"type\":\"T\"}", "id\u0000"));
+        assertTrue(e.getMessage().contains("message attribute 'event-id' must not contain control characters"));
+    }
+
+    @Test
+    void eachBrokenFieldIsNamed() {
+        assertTrue(refused("").getMessage().contains("body is empty"));
+        assertTrue(refused("[1]").getMessage().contains("body must be a JSON object, got array"));
+        assertTrue(refused("{\"eventId\":\"e\"").getMessage().contains("body is not valid JSON"));
+        assertTrue(refused("{\"eventId\":\"e\",\"eventId\":\"f\",\"type\":\"T\"}").getMessage().contains("Duplicate field"));
+        assertTrue(refused("{\"type\":\"T\"}").getMessage().contains("field 'eventId' is missing"));
+        assertTrue(refused("{\"eventId\":7,\"type\":\"T\"}").getMessage().contains("field 'eventId' must be a string"));
+        assertTrue(refused("{\"eventId\":\"" + "x".repeat(201) + "\",\"type\":\"T\"}").getMessage()
+                .contains("must be 1-200 characters, got 201"));
+        assertTrue(refused("{\"eventId\":\"e\",\"type\":\" \"}").getMessage().contains("field 'type' must not be blank"));
+        assertTrue(refused("{\"eventId\":\"e\",\"type\":\"T\",\"sequence\":2}").getMessage()
+                .contains("'aggregateId' is required when 'sequence' is set"));
+        assertTrue(refused("{\"eventId\":\"e\",\"type\":\"T\",\"payload\":[]}").getMessage()
+                .contains("field 'payload' must be a JSON object"));
+        assertTrue(refused("{\"eventId\":\"e\",\"type\":\"T\",\"occurredAt\":\"yesterday\"}").getMessage()
+                .contains("field 'occurredAt' must be an ISO-8601 instant"));
+        assertTrue(refused("{\"eventId\":\"" + "e".repeat(1100) + "\"}").getMessage().contains("larger than the limit of 1024 bytes"));
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = { "0", "-1", "1.5", "1e400", "1180591620717411303424", "\"3\"", "true" })
+    void sequencesOtherThanPositive64BitIntegersAreRefused(String sequence) {
+        assertTrue(refused("{\"eventId\":\"e\",\"type\":\"T\",\"aggregateId\":\"a\",\"sequence\":" + sequence + "}")
+                .getMessage().contains("field 'sequence' must be a positive 64-bit integer"));
+    }
+
+    @Test
+    void theBestEffortIdOfABrokenBodyIsOnlyEverAUsableOne() {
+        assertEquals("e", parser.eventIdOf("{\"eventId\":\"e\",\"type\":7}", null));
+        assertEquals("attr", parser.eventIdOf("not json", "attr"));
+        assertNull(parser.eventIdOf("{\"eventId\":\"e\\u0000\"}", null));
+        assertNull(parser.eventIdOf("not json", "a\u0000"));
+        assertNull(parser.eventIdOf("[" .repeat(5000), null));
+    }
+}
