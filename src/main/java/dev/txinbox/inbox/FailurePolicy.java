@@ -18,9 +18,11 @@ import jakarta.enterprise.context.ApplicationScoped;
  * <li><b>outage</b>: the database is unreachable (connection refused or lost, no connection to be had).
  * It says nothing about the message, so no attempt is counted; consumption should pause until the
  * database answers again instead of cycling messages.</li>
- * <li><b>transient</b>: everything else (a timeout, a deadlock, a bug). Rolled back, counted as an
- * attempt, retried after {@link #retryDelay}; after {@link RetrySettings#maxAttempts()} attempts
- * the message is dead-lettered.</li>
+ * <li><b>contention</b>: a deadlock or serialization failure ({@link #isContention}). Nobody's fault:
+ * the batch runs again at once, counting nothing.</li>
+ * <li><b>transient</b>: everything else (a timeout, a bug, a downstream refusal). Rolled back, counted as
+ * an attempt, retried after {@link #retryDelay}; after {@link RetrySettings#maxAttempts()} attempts the
+ * message is dead-lettered.</li>
  * </ul>
  */
 @ApplicationScoped
@@ -65,6 +67,21 @@ public class FailurePolicy {
                 if (message.contains("Acquisition timeout") || message.contains("This connection has been closed")) {
                     return true;
                 }
+            }
+        }
+        return false;
+    }
+
+    /**
+     * A deadlock or serialization failure: two transactions met on the same rows. Neither message is at
+     * fault, so no attempt is counted; the batch simply runs again. Batches take their locks in a fixed
+     * order (claims by event id, streams by aggregate), so this should not happen; a handler that locks
+     * rows of its own in another order can still cause it.
+     */
+    public boolean isContention(Throwable failure) {
+        for (Throwable t = failure; t != null; t = next(t)) {
+            if (t instanceof SQLException sql && ("40001".equals(sql.getSQLState()) || "40P01".equals(sql.getSQLState()))) {
+                return true;
             }
         }
         return false;

@@ -1,8 +1,11 @@
 package dev.txinbox.inbox;
 
 import java.time.Duration;
-import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicReference;
@@ -13,29 +16,31 @@ import jakarta.enterprise.inject.Instance;
 
 import org.jboss.logging.Logger;
 
-import dev.txinbox.ordering.OrderingRule;
-import dev.txinbox.ordering.StreamStateRepository;
+import dev.txinbox.ordering.StreamOrdering;
 import io.quarkus.narayana.jta.QuarkusTransaction;
 
 /**
- * The transactional inbox. For one message, in ONE transaction: claim its event id, apply the
- * ordering rule, run the consumer's handler, record the outcome. Either all of it commits or none of
- * it does; the transport may delete the message only after {@link #receive} returned an outcome that
- * {@link Outcome#settlesMessage() settles} it.
+ * The transactional inbox. A batch of messages runs in ONE transaction: every message is claimed,
+ * ordered, handled and recorded, each under its own savepoint ({@link InboxBatch}), and the batch
+ * commits once. A message that fails is rolled back alone; the transport may delete a message only after
+ * {@link #receive} returned an outcome that {@link Outcome#settlesMessage() settles} it.
  */
 @ApplicationScoped
 public class Inbox {
 
     private static final Logger LOG = Logger.getLogger(Inbox.class);
+    /** A deadlock or serialization failure reruns the batch at once; past this, its messages wait and come back. */
+    private static final int MAX_CONTENTION_RERUNS = 3;
 
     private final Map<String, InboxHandler> handlers = new HashMap<>();
     private final EventParser parser;
     private final InboxRepository repository;
-    private final StreamStateRepository streams;
+    private final StreamOrdering ordering;
     private final FailurePolicy failurePolicy;
+    private final Savepoints savepoints;
 
     public Inbox(@Any Instance<InboxHandler> handlers, EventParser parser, InboxRepository repository,
-            StreamStateRepository streams, FailurePolicy failurePolicy) {
+            StreamOrdering ordering, FailurePolicy failurePolicy, Savepoints savepoints) {
         for (InboxHandler handler : handlers) {
             InboxHandler previous = this.handlers.putIfAbsent(handler.consumer(), handler);
             if (previous != null) {
@@ -45,38 +50,132 @@ public class Inbox {
         }
         this.parser = parser;
         this.repository = repository;
-        this.streams = streams;
+        this.ordering = ordering;
         this.failurePolicy = failurePolicy;
+        this.savepoints = savepoints;
     }
 
     public boolean hasConsumer(String consumer) {
         return handlers.containsKey(consumer);
     }
 
-    /**
-     * Runs one message through the inbox. Never throws for a message's sake: failures come back as
-     * {@link Outcome#RETRIED} (transient, attempt recorded, or a database outage) or
-     * {@link Outcome#DEAD_LETTERED} (permanent, or out of attempts; not yet recorded as DEAD: the
-     * transport first copies the message to its dead-letter queue, then calls {@link #recordDeadLetter}).
-     */
+    /** One message alone: a batch of one. */
     public InboxResult receive(IncomingMessage message, RetrySettings retry) {
-        InboxHandler handler = handler(message.consumer());
-        InboxEvent event;
-        try {
-            event = parser.parse(message.body(), message.eventIdAttribute());
-            handler.validate(event);
-        } catch (InvalidMessageException e) {
-            return InboxResult.of(Outcome.DEAD_LETTERED, parser.eventIdOf(message.body(), message.eventIdAttribute()),
-                    e.getMessage());
+        return receive(List.of(message), retry).get(0);
+    }
+
+    /**
+     * Runs a batch of one consumer's messages through the inbox, in receive order, in one transaction;
+     * returns one result per message, in the same order. Never throws for a message's sake: failures come
+     * back as {@link Outcome#RETRIED} (transient, attempt recorded; a database outage; or held back behind
+     * a failed message of the same group) or {@link Outcome#DEAD_LETTERED} (permanent, or out of attempts;
+     * not yet recorded as DEAD: the transport first copies the message to its dead-letter queue, then
+     * calls {@link #recordDeadLetter}).
+     */
+    public List<InboxResult> receive(List<IncomingMessage> messages, RetrySettings retry) {
+        InboxResult[] results = new InboxResult[messages.size()];
+        List<InboxBatch.Entry> entries = new ArrayList<>();
+        InboxHandler handler = null;
+        for (int i = 0; i < messages.size(); i++) {
+            IncomingMessage message = messages.get(i);
+            handler = handler(message.consumer());
+            try {
+                InboxEvent event = parser.parse(message.body(), message.eventIdAttribute());
+                handler.validate(event);
+                entries.add(new InboxBatch.Entry(i, message, event));
+            } catch (InvalidMessageException e) {
+                results[i] = InboxResult.of(Outcome.DEAD_LETTERED,
+                        parser.eventIdOf(message.body(), message.eventIdAttribute()), e.getMessage());
+            }
         }
-        try {
-            return QuarkusTransaction.requiringNew().call(() -> process(handler, message, event));
-        } catch (RuntimeException e) {
-            return failed(message, event, e, retry);
+        if (!entries.isEmpty()) {
+            run(handler, entries, results, retry);
+        }
+        return Arrays.asList(results);
+    }
+
+    /**
+     * Runs the batch until it commits. A message that dooms the whole transaction (Hibernate marks it
+     * rollback-only when its own operation fails) is taken out and the rest run again; so is a parked
+     * event that does so while drained. A deadlock or serialization failure reruns the batch unchanged.
+     * The attempts of failed messages are recorded after the commit, each in a transaction of its own.
+     */
+    private void run(InboxHandler handler, List<InboxBatch.Entry> entries, InboxResult[] results, RetrySettings retry) {
+        Map<Integer, RuntimeException> failures = new LinkedHashMap<>();
+        Map<Long, String> poisonedParked = new HashMap<>();
+        int contentions = 0;
+        while (true) {
+            InboxBatch batch = new InboxBatch(handler, entries, failures, poisonedParked, repository, ordering,
+                    parser, failurePolicy, savepoints);
+            try {
+                QuarkusTransaction.requiringNew().run(batch::run);
+                batch.results().forEach((index, result) -> results[index] = result);
+                failures.putAll(batch.failures());
+                break;
+            } catch (InboxBatch.Doomed doomed) {
+                if (failurePolicy.isContention(doomed.getCause()) && ++contentions <= MAX_CONTENTION_RERUNS) {
+                    LOG.debugf("batch of %d met another transaction (%s); running it again", entries.size(),
+                            failurePolicy.describe(doomed.getCause()));
+                } else if (doomed.parkedId() != null) {
+                    poisonedParked.put(doomed.parkedId(), failurePolicy.describe(doomed.getCause()));
+                } else {
+                    failures.put(doomed.index(), (RuntimeException) doomed.getCause());
+                }
+            } catch (RuntimeException e) {
+                if (failurePolicy.isContention(e) && ++contentions <= MAX_CONTENTION_RERUNS) {
+                    continue;
+                }
+                batchFailed(handler, entries, failures, results, retry, e);
+                return;
+            }
+        }
+        for (InboxBatch.Entry entry : entries) {
+            RuntimeException failure = failures.get(entry.index());
+            if (failure != null) {
+                results[entry.index()] = failed(entry.message(), entry.event(), failure, retry);
+            }
         }
     }
 
-    /** Decides what a failed transaction means and records the attempt (outside the rolled-back one). */
+    /**
+     * The batch as a whole failed (the claim, the stream locks or the commit). An outage or lasting
+     * contention sends every message back, counting nothing; anything else runs the messages one by one, so
+     * that the one at fault is found and only it counts an attempt.
+     */
+    private void batchFailed(InboxHandler handler, List<InboxBatch.Entry> entries,
+            Map<Integer, RuntimeException> failures, InboxResult[] results, RetrySettings retry, RuntimeException e) {
+        String error = failurePolicy.describe(e);
+        if (failurePolicy.isOutage(e) || failurePolicy.isContention(e) || entries.size() == 1) {
+            for (InboxBatch.Entry entry : entries) {
+                results[entry.index()] = failurePolicy.isOutage(e)
+                        ? InboxResult.outage(entry.event().eventId(), error, FailurePolicy.OUTAGE_DELAY)
+                        : failurePolicy.isContention(e)
+                                ? InboxResult.retry(entry.event().eventId(), error, 0, FailurePolicy.OUTAGE_DELAY)
+                                : failed(entry.message(), entry.event(), e, retry);
+            }
+            return;
+        }
+        LOG.debugf("batch of %d failed as a whole (%s); running its messages one by one", entries.size(), error);
+        Map<String, String> failedGroups = new HashMap<>();
+        for (InboxBatch.Entry entry : entries) {
+            String group = entry.message().source().groupId();
+            if (failures.containsKey(entry.index()) || (group != null && failedGroups.containsKey(group))) {
+                results[entry.index()] = failures.containsKey(entry.index())
+                        ? failed(entry.message(), entry.event(), failures.get(entry.index()), retry)
+                        : InboxResult.heldBack(entry.event().eventId(), "held back behind " + failedGroups.get(group));
+                continue;
+            }
+            InboxResult[] alone = new InboxResult[1];
+            run(handler, List.of(new InboxBatch.Entry(0, entry.message(), entry.event())), alone, retry);
+            results[entry.index()] = alone[0];
+            boolean failed = alone[0].outcome() == Outcome.RETRIED || alone[0].outcome() == Outcome.DEAD_LETTERED;
+            if (group != null && failed) {
+                failedGroups.put(group, "failed message " + entry.message().source().messageId());
+            }
+        }
+    }
+
+    /** Decides what a failed message means and records the attempt (outside the batch's transaction). */
     private InboxResult failed(IncomingMessage message, InboxEvent event, RuntimeException failure,
             RetrySettings retry) {
         String error = failurePolicy.describe(failure);
@@ -106,8 +205,7 @@ public class Inbox {
             return InboxResult.of(Outcome.DUPLICATE, event.eventId(), "processed by another delivery meanwhile");
         }
         if (failurePolicy.exhausted(attempts.get(), retry)) {
-            return new InboxResult(Outcome.DEAD_LETTERED, event.eventId(),
-                    "gave up after " + attempts.get() + " attempts: " + error, attempts.get(), null, false);
+            return InboxResult.deadLettered(event.eventId(), error, attempts.get());
         }
         return InboxResult.retry(event.eventId(), error, attempts.get(), delay.get());
     }
@@ -124,27 +222,15 @@ public class Inbox {
         QuarkusTransaction.requiringNew().run(() -> repository.recordDead(message, recordId, event, reason));
     }
 
-    /** What a gap release did. */
-    public record GapRelease(long lastBefore, long skippedFrom, long skippedTo, long lastAfter) {
-    }
-
     /**
      * Gives up waiting for the missing events of a stream: accepts its lowest parked sequence as the
      * next one, as if the gap before it had been filled, and drains from there, in one transaction.
      * Empty when the stream has nothing parked.
      */
-    public Optional<GapRelease> releaseGap(String consumer, String aggregateId) {
+    public Optional<StreamOrdering.GapRelease> releaseGap(String consumer, String aggregateId) {
         InboxHandler handler = handler(consumer);
-        return QuarkusTransaction.requiringNew().call(() -> {
-            long last = streams.lock(consumer, aggregateId);
-            Optional<Long> next = repository.lowestParkedAfter(consumer, aggregateId, last);
-            if (next.isEmpty()) {
-                return Optional.empty();
-            }
-            long reached = drainParked(handler, consumer, aggregateId, next.get() - 1);
-            streams.advance(consumer, aggregateId, reached);
-            return Optional.of(new GapRelease(last, last + 1, next.get() - 1, reached));
-        });
+        return QuarkusTransaction.requiringNew().call(() -> ordering.releaseGap(consumer, aggregateId,
+                InboxBatch.parkedApplier(handler, Map.of(), parser, failurePolicy, savepoints)));
     }
 
     /**
@@ -180,88 +266,6 @@ public class Inbox {
         } catch (InvalidMessageException e) {
             return null;
         }
-    }
-
-    private InboxResult process(InboxHandler handler, IncomingMessage message, InboxEvent event) {
-        String consumer = message.consumer();
-        Optional<InboxRepository.Claim> claimed = repository.claim(message, event);
-        if (claimed.isEmpty()) {
-            return alreadyRecorded(consumer, event);
-        }
-        long id = claimed.get().id();
-        int attempt = claimed.get().attempt();
-        if (!event.ordered()) {
-            return applyClaimed(handler, id, event, attempt);
-        }
-        long last = streams.lock(consumer, event.aggregateId());
-        return switch (OrderingRule.decide(last, event.sequence())) {
-            case STALE -> {
-                repository.finish(id, InboxStatus.STALE,
-                        "sequence " + event.sequence() + " is not after the last applied " + last);
-                yield InboxResult.of(Outcome.STALE, event.eventId(), null);
-            }
-            case PARK -> {
-                repository.finish(id, InboxStatus.PARKED, "waiting for sequence " + (last + 1));
-                yield InboxResult.of(Outcome.PARKED, event.eventId(), "waiting for sequence " + (last + 1));
-            }
-            case APPLY -> {
-                InboxResult result = applyClaimed(handler, id, event, attempt);
-                streams.advance(consumer, event.aggregateId(),
-                        drainParked(handler, consumer, event.aggregateId(), event.sequence()));
-                yield result;
-            }
-        };
-    }
-
-    private InboxResult applyClaimed(InboxHandler handler, long id, InboxEvent event, int attempt) {
-        HandlerResult result = handler.apply(event);
-        if (result.applied()) {
-            return new InboxResult(Outcome.PROCESSED, event.eventId(), null, attempt, null, false);
-        }
-        repository.finish(id, InboxStatus.REJECTED, result.reason());
-        return new InboxResult(Outcome.REJECTED, event.eventId(), result.reason(), attempt, null, false);
-    }
-
-    /**
-     * Applies the parked successors of {@code last}, in order, while they form an unbroken run; a
-     * rejected successor still counts as consumed, or its stream would stall behind it forever. Parked
-     * events the stream has moved past (another event with the same sequence was applied) can never
-     * apply: they become STALE instead of waiting forever. Returns the last sequence consumed.
-     */
-    private long drainParked(InboxHandler handler, String consumer, String aggregateId, long last) {
-        for (InboxRepository.Parked entry : repository.parked(consumer, aggregateId)) {
-            if (entry.sequence() <= last) {
-                repository.finish(entry.id(), InboxStatus.STALE, "another event with this sequence was applied first");
-                continue;
-            }
-            if (entry.sequence() != last + 1) {
-                break; // another gap: the rest waits for it
-            }
-            HandlerResult result;
-            try {
-                result = handler.apply(parser.parse(entry.body(), entry.messageId()));
-            } catch (InvalidMessageException e) {
-                result = HandlerResult.rejected("invalid when unparked: " + e.getMessage());
-            }
-            repository.finish(entry.id(), result.applied() ? InboxStatus.PROCESSED : InboxStatus.REJECTED,
-                    result.reason());
-            last++;
-            LOG.debugf("unparked %s/%s sequence %d: %s", consumer, aggregateId, last, result.applied() ? "applied" : "rejected");
-        }
-        return last;
-    }
-
-    private InboxResult alreadyRecorded(String consumer, InboxEvent event) {
-        InboxMessage existing = repository.findEntry(consumer, event.eventId())
-                .orElseThrow(() -> new IllegalStateException(
-                        "event " + event.eventId() + " was claimed by another transaction but its row is gone"));
-        if (existing.payloadHash.equals(event.payloadHash())) {
-            return InboxResult.of(Outcome.DUPLICATE, event.eventId(), null);
-        }
-        String detail = "event id " + event.eventId() + " re-sent with a different payload: recorded hash "
-                + existing.payloadHash + ", received hash " + event.payloadHash();
-        LOG.warnf("conflict for consumer %s: %s; the recorded entry (%s) is kept", consumer, detail, existing.status);
-        return InboxResult.of(Outcome.CONFLICT, event.eventId(), detail);
     }
 
     private InboxHandler handler(String consumer) {

@@ -20,8 +20,14 @@ import org.hibernate.Session;
 import io.quarkus.hibernate.orm.panache.PanacheRepositoryBase;
 
 /**
- * Data access for {@code inbox_messages}. The claim is here and nowhere else.
- * Every method must run inside the caller's JTA transaction.
+ * Data access for {@code inbox_messages}: the claim is here and nowhere else. Every method must run
+ * inside the caller's JTA transaction.
+ * <p>
+ * A Panache repository, because the inbox is an entity the admin API and handlers read through Hibernate;
+ * but every statement on the hot path is JDBC on the transaction's own connection ({@code doWork}), one
+ * style for all of them: each is a single statement PostgreSQL must see as written (upserts with
+ * {@code ON CONFLICT … RETURNING}, arrays through {@code unnest}), which HQL cannot say, and none needs
+ * the persistence context. Look-ups for the operator ({@link #findEntry}) stay Panache.
  */
 @ApplicationScoped
 public class InboxRepository implements PanacheRepositoryBase<InboxMessage, Long> {
@@ -56,8 +62,104 @@ public class InboxRepository implements PanacheRepositoryBase<InboxMessage, Long
     /** A dead letter: the message's copy is safe in the dead-letter queue. No attempt is added. */
     private static final String DEAD = INSERT.formatted("now()", "0");
 
+    /**
+     * The batch claim: every new event id of a batch in one statement, in message-id order (so that two
+     * batches claiming overlapping ids take the unique index's locks in the same order and never deadlock).
+     * DO NOTHING on conflict: an id that exists is a duplicate, a conflict, or a FAILED/DEAD row to take
+     * over, and {@link #claim} settles that per message, inside the message's savepoint, where a failure
+     * rolls the takeover back with everything else the message did.
+     */
+    private static final String CLAIM_NEW = """
+            insert into inbox_messages (consumer_name, message_id, status, event_type, aggregate_id,
+                sequence_number, payload_hash, body, source_queue, source_message_id, source_group_id,
+                source_sent_at, receive_count, attempt_count, received_at, processed_at)
+            select ?, t.message_id, 'PROCESSED', t.event_type, t.aggregate_id, t.sequence_number, t.payload_hash,
+                t.body, t.source_queue, t.source_message_id, t.source_group_id,
+                to_timestamp(t.sent_at_ms / 1000.0), t.receive_count, 1, now(), now()
+            from unnest(?::text[], ?::text[], ?::text[], ?::bigint[], ?::text[], ?::text[], ?::text[], ?::text[],
+                ?::text[], ?::bigint[], ?::int[])
+                as t(message_id, event_type, aggregate_id, sequence_number, payload_hash, body, source_queue,
+                    source_message_id, source_group_id, sent_at_ms, receive_count)
+            order by t.message_id
+            on conflict (consumer_name, message_id) do nothing
+            returning id, message_id
+            """;
+
     /** A claimed row: its id, and which attempt at the event this is (1 unless earlier ones failed). */
     public record Claim(long id, int attempt) {
+    }
+
+    /** A message of a batch, with its parsed event. */
+    public record Claimable(IncomingMessage message, InboxEvent event) {
+    }
+
+    /**
+     * Claims the ids of a batch that were never seen, in one statement: event id to its claim (attempt 1).
+     * The ids must be distinct. Ids that exist are left out of the answer, for {@link #claim}.
+     */
+    public java.util.Map<String, Claim> claimNew(String consumer, List<Claimable> batch) {
+        java.util.Map<String, Claim> claimed = new java.util.HashMap<>();
+        if (batch.isEmpty()) {
+            return claimed;
+        }
+        int n = batch.size();
+        String[] ids = new String[n], types = new String[n], aggregates = new String[n], hashes = new String[n],
+                bodies = new String[n], queues = new String[n], sourceIds = new String[n], groups = new String[n];
+        Long[] sequences = new Long[n], sentAt = new Long[n];
+        Integer[] receiveCounts = new Integer[n];
+        for (int i = 0; i < n; i++) {
+            InboxEvent event = batch.get(i).event();
+            MessageSource source = batch.get(i).message().source();
+            ids[i] = event.eventId();
+            types[i] = event.type();
+            aggregates[i] = event.aggregateId();
+            sequences[i] = event.sequence();
+            hashes[i] = event.payloadHash();
+            bodies[i] = batch.get(i).message().body();
+            queues[i] = source.queue();
+            sourceIds[i] = source.messageId();
+            groups[i] = source.groupId();
+            sentAt[i] = source.sentAt() == null ? null : source.sentAt().toEpochMilli();
+            receiveCounts[i] = source.receiveCount();
+        }
+        session().doWork(connection -> {
+            try (PreparedStatement ps = connection.prepareStatement(CLAIM_NEW)) {
+                ps.setString(1, consumer);
+                ps.setArray(2, connection.createArrayOf("text", ids));
+                ps.setArray(3, connection.createArrayOf("text", types));
+                ps.setArray(4, connection.createArrayOf("text", aggregates));
+                ps.setArray(5, connection.createArrayOf("bigint", sequences));
+                ps.setArray(6, connection.createArrayOf("text", hashes));
+                ps.setArray(7, connection.createArrayOf("text", bodies));
+                ps.setArray(8, connection.createArrayOf("text", queues));
+                ps.setArray(9, connection.createArrayOf("text", sourceIds));
+                ps.setArray(10, connection.createArrayOf("text", groups));
+                ps.setArray(11, connection.createArrayOf("bigint", sentAt));
+                ps.setArray(12, connection.createArrayOf("int4", receiveCounts));
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        claimed.put(rs.getString(2), new Claim(rs.getLong(1), 1));
+                    }
+                }
+            }
+        });
+        return claimed;
+    }
+
+    /**
+     * Gives back claims of a batch whose messages failed or were held back: the rows never took effect,
+     * and their messages return through the queue. Only for rows {@link #claimNew} created in this transaction.
+     */
+    public void unclaim(List<Long> ids) {
+        if (ids.isEmpty()) {
+            return;
+        }
+        session().doWork(connection -> {
+            try (PreparedStatement ps = connection.prepareStatement("delete from inbox_messages where id = any(?)")) {
+                ps.setArray(1, connection.createArrayOf("int8", ids.toArray()));
+                ps.executeUpdate();
+            }
+        });
     }
 
     /** Claims {@code event}; empty when its id already belongs to a live row (not FAILED or DEAD). */
@@ -139,40 +241,6 @@ public class InboxRepository implements PanacheRepositoryBase<InboxMessage, Long
 
     public Optional<InboxMessage> findEntry(String consumer, String messageId) {
         return find("consumerName = ?1 and messageId = ?2", consumer, messageId).firstResultOptional();
-    }
-
-    /** A parked event, as draining a stream needs it. */
-    public record Parked(long id, String messageId, long sequence, String body) {
-    }
-
-    /**
-     * The parked events of a stream, lowest sequence first (the earliest received first among equal
-     * sequences). One indexed look-up that usually finds nothing, made after every applied event.
-     */
-    public List<Parked> parked(String consumer, String aggregateId) {
-        return session().doReturningWork(connection -> {
-            try (PreparedStatement ps = connection.prepareStatement("select id, message_id, sequence_number, body"
-                    + " from inbox_messages where consumer_name = ? and aggregate_id = ? and status = 'PARKED'"
-                    + " order by sequence_number, id")) {
-                ps.setString(1, consumer);
-                ps.setString(2, aggregateId);
-                List<Parked> parked = new ArrayList<>();
-                try (ResultSet rs = ps.executeQuery()) {
-                    while (rs.next()) {
-                        parked.add(new Parked(rs.getLong(1), rs.getString(2), rs.getLong(3), rs.getString(4)));
-                    }
-                }
-                return parked;
-            }
-        });
-    }
-
-    /** The lowest parked sequence of a stream above {@code last}, if any. */
-    public Optional<Long> lowestParkedAfter(String consumer, String aggregateId, long last) {
-        return Optional.ofNullable(getEntityManager().createQuery("select min(m.sequenceNumber) from InboxMessage m"
-                + " where m.consumerName = ?1 and m.aggregateId = ?2 and m.status = ?3 and m.sequenceNumber > ?4",
-                Long.class).setParameter(1, consumer).setParameter(2, aggregateId)
-                .setParameter(3, InboxStatus.PARKED).setParameter(4, last).getSingleResult());
     }
 
     /** A round trip to the database, for telling an outage from its end. */

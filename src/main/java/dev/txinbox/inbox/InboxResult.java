@@ -13,19 +13,34 @@ import java.time.Duration;
  * @param retryDelay for {@link Outcome#RETRIED}: when to try again
  * @param outage     for {@link Outcome#RETRIED}: the database was unreachable, so no attempt was recorded;
  *                   the transport should pause rather than spin
+ * @param heldBack   for {@link Outcome#RETRIED}: not processed at all, because an earlier message of its
+ *                   group in the same batch failed; it goes back to the queue now, counting nothing, so
+ *                   that it comes after the failed one's retry
  */
 public record InboxResult(Outcome outcome, String eventId, String detail, int attempts, Duration retryDelay,
-        boolean outage) {
+        boolean outage, boolean heldBack) {
 
-    static InboxResult of(Outcome outcome, String eventId, String detail) {
-        return new InboxResult(outcome, eventId, detail, 0, null, false);
+    public static InboxResult of(Outcome outcome, String eventId, String detail) {
+        return new InboxResult(outcome, eventId, detail, 0, null, false, false);
     }
 
-    static InboxResult retry(String eventId, String error, int attempts, Duration delay) {
-        return new InboxResult(Outcome.RETRIED, eventId, error, attempts, delay, false);
+    public static InboxResult retry(String eventId, String error, int attempts, Duration delay) {
+        return new InboxResult(Outcome.RETRIED, eventId, error, attempts, delay, false, false);
     }
 
-    static InboxResult outage(String eventId, String error, Duration delay) {
-        return new InboxResult(Outcome.RETRIED, eventId, error, 0, delay, true);
+    public static InboxResult outage(String eventId, String error, Duration delay) {
+        return new InboxResult(Outcome.RETRIED, eventId, error, 0, delay, true, false);
+    }
+
+    static InboxResult heldBack(String eventId, String detail) {
+        return new InboxResult(Outcome.RETRIED, eventId, detail, 0, Duration.ZERO, false, true);
+    }
+
+    static InboxResult deadLettered(String eventId, String detail, int attempts) {
+        return new InboxResult(Outcome.DEAD_LETTERED, eventId, detail, attempts, null, false, false);
+    }
+
+    static InboxResult settled(Outcome outcome, String eventId, String detail, int attempt) {
+        return new InboxResult(outcome, eventId, detail, attempt, null, false, false);
     }
 }

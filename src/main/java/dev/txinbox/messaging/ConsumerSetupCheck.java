@@ -59,6 +59,9 @@ public class ConsumerSetupCheck {
             if (consumer.parallelism() < 1) {
                 problems.add(at + "parallelism must be at least 1, got " + consumer.parallelism());
             }
+            if (consumer.batchSize() < 1 || consumer.batchSize() > 1000) {
+                problems.add(at + "batch-size must be 1 to 1000, got " + consumer.batchSize());
+            }
             if (consumer.maxInFlight() < consumer.parallelism()) {
                 problems.add(at + "max-in-flight (" + consumer.maxInFlight() + ") must be at least parallelism ("
                         + consumer.parallelism() + ")");

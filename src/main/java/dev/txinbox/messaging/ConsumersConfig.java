@@ -31,6 +31,13 @@ public interface ConsumersConfig {
         @WithDefault("16")
         int parallelism();
 
+        /**
+         * Messages one worker takes as one transaction, at most: whatever is ready, never waiting for more
+         * (see BatchDispatcher). One commit, one claim statement and a few SQS calls for the whole batch.
+         */
+        @WithDefault("32")
+        int batchSize();
+
         /** Messages accepted from the channel but not finished, at most; beyond it, fetching waits. */
         @WithDefault("80")
         int maxInFlight();

@@ -7,16 +7,18 @@ import jakarta.enterprise.context.ApplicationScoped;
 import org.eclipse.microprofile.reactive.messaging.Incoming;
 import org.eclipse.microprofile.reactive.messaging.Message;
 
-import dev.txinbox.orders.OrderEventHandler;
-
 /**
  * The incoming SQS channels, one method per consumer. A new consumer needs its {@code InboxHandler}
  * bean, its configuration ({@code mp.messaging.incoming.<name>.*}, {@code txinbox.consumers.<name>.*})
- * and one method here. The methods return at once: ordering and parallelism are the
+ * and one method here; the start-up check refuses a channel whose consumer has no handler. The name is
+ * spelled here rather than taken from the handler, so that the transport does not depend on the domain. The methods return at once: ordering and parallelism are the
  * {@link SqsInboxReceiver}'s, which pushes back when too much is in flight.
  */
 @ApplicationScoped
 public class InboxChannels {
+
+    /** The channel of the shipped orders consumer; its handler names the same consumer. */
+    static final String ORDERS = "orders";
 
     private final SqsInboxReceiver receiver;
 
@@ -24,8 +26,8 @@ public class InboxChannels {
         this.receiver = receiver;
     }
 
-    @Incoming(OrderEventHandler.CONSUMER)
+    @Incoming(ORDERS)
     public CompletionStage<Void> orders(Message<String> message) {
-        return receiver.accept(OrderEventHandler.CONSUMER, message);
+        return receiver.accept(ORDERS, message);
     }
 }

@@ -6,7 +6,6 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 
-import dev.txinbox.ops.InboxMetrics;
 import software.amazon.awssdk.core.exception.SdkClientException;
 import software.amazon.awssdk.services.sqs.SqsAsyncClient;
 import software.amazon.awssdk.services.sqs.SqsServiceClientConfiguration;
@@ -114,38 +113,45 @@ final class ResilientSqsClient implements SqsAsyncClient {
 
     @Override
     public CompletableFuture<DeleteMessageResponse> deleteMessage(DeleteMessageRequest request) {
+        metrics.sqsRequest("delete", 1);
         return delegate.deleteMessage(request);
     }
 
     @Override
     public CompletableFuture<DeleteMessageBatchResponse> deleteMessageBatch(DeleteMessageBatchRequest request) {
+        metrics.sqsRequest("delete_batch", request.entries().size());
         return delegate.deleteMessageBatch(request);
     }
 
     @Override
     public CompletableFuture<ChangeMessageVisibilityResponse> changeMessageVisibility(
             ChangeMessageVisibilityRequest request) {
+        metrics.sqsRequest("change_visibility", 1);
         return delegate.changeMessageVisibility(request);
     }
 
     @Override
     public CompletableFuture<ChangeMessageVisibilityBatchResponse> changeMessageVisibilityBatch(
             ChangeMessageVisibilityBatchRequest request) {
+        metrics.sqsRequest("change_visibility_batch", request.entries().size());
         return delegate.changeMessageVisibilityBatch(request);
     }
 
     @Override
     public CompletableFuture<SendMessageResponse> sendMessage(SendMessageRequest request) {
+        metrics.sqsRequest("send", 1);
         return delegate.sendMessage(request);
     }
 
     @Override
     public CompletableFuture<SendMessageBatchResponse> sendMessageBatch(SendMessageBatchRequest request) {
+        metrics.sqsRequest("send_batch", request.entries().size());
         return delegate.sendMessageBatch(request);
     }
 
     @Override
     public CompletableFuture<GetQueueAttributesResponse> getQueueAttributes(GetQueueAttributesRequest request) {
+        metrics.sqsRequest("get_queue_attributes", 0);
         return delegate.getQueueAttributes(request);
     }
 

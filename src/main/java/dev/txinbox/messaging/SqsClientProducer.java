@@ -1,6 +1,5 @@
 package dev.txinbox.messaging;
 
-import dev.txinbox.ops.InboxMetrics;
 import jakarta.annotation.Priority;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Alternative;

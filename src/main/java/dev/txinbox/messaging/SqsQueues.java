@@ -17,7 +17,6 @@ import jakarta.enterprise.context.ApplicationScoped;
 
 import org.jboss.logging.Logger;
 
-import dev.txinbox.ops.InboxMetrics;
 import software.amazon.awssdk.services.sqs.SqsAsyncClient;
 import software.amazon.awssdk.services.sqs.model.Message;
 import software.amazon.awssdk.services.sqs.model.MessageAttributeValue;
@@ -25,24 +24,21 @@ import software.amazon.awssdk.services.sqs.model.MessageSystemAttributeName;
 import software.amazon.awssdk.services.sqs.model.QueueAttributeName;
 
 /**
- * The SQS calls txinbox makes itself, beside the connector's receives. Deleting and releasing never
- * throw: a failed delete only means the message comes back, and the inbox recognises it then.
+ * Queues as txinbox knows them: their URLs, their depth and retention (for health and start-up checks),
+ * and the operator's redrive from a dead-letter queue. Settling messages is {@link Settlement}'s.
  */
 @ApplicationScoped
 public class SqsQueues {
 
     private static final Logger LOG = Logger.getLogger(SqsQueues.class);
     private static final Duration CALL_TIMEOUT = Duration.ofSeconds(30);
-    private static final int MAX_ATTRIBUTE_LENGTH = 4000;
 
     private final SqsAsyncClient client;
-    private final InboxMetrics metrics;
     private final SqsConnectivity connectivity;
     private final Map<String, String> urls = new ConcurrentHashMap<>();
 
-    public SqsQueues(SqsAsyncClient client, InboxMetrics metrics, SqsConnectivity connectivity) {
+    public SqsQueues(SqsAsyncClient client, SqsConnectivity connectivity) {
         this.client = client;
-        this.metrics = metrics;
         this.connectivity = connectivity;
     }
 
@@ -58,83 +54,6 @@ public class SqsQueues {
             urls.put(queue, url);
         }
         return url;
-    }
-
-    /** Makes a message visible again after {@code delay}; false (and logged) if SQS refused. */
-    boolean release(String consumer, SqsDelivery delivery, Duration delay) {
-        try {
-            await(client.changeMessageVisibility(r -> r.queueUrl(url(delivery.queue()))
-                    .receiptHandle(delivery.receiptHandle()).visibilityTimeout((int) delay.toSeconds())));
-            return true;
-        } catch (RuntimeException e) {
-            metrics.ackFailed(consumer);
-            LOG.warnf("could not change the visibility of message %s in %s (%s); it comes back after its"
-                    + " visibility timeout instead", delivery.messageId(), delivery.queue(), rootMessage(e));
-            return false;
-        }
-    }
-
-    /** Hands every received message txinbox has not taken back to its queue; how many SQS took back. */
-    int handBack(ReceivedMessages received, Duration timeout) {
-        if (received.waiting() == 0) {
-            return 0;
-        }
-        try {
-            return received.handBack(client).get(timeout.toMillis(), TimeUnit.MILLISECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return 0;
-        } catch (ExecutionException | TimeoutException e) {
-            return 0;
-        }
-    }
-
-    /** Makes a message visible again now, without waiting for SQS's answer (for threads that must not block). */
-    void releaseLater(String consumer, SqsDelivery delivery) {
-        String url = urls.get(delivery.queue());
-        if (url == null) {
-            return; // never resolved: the message simply comes back after its visibility timeout
-        }
-        client.changeMessageVisibility(r -> r.queueUrl(url).receiptHandle(delivery.receiptHandle()).visibilityTimeout(0))
-                .whenComplete((ignored, failure) -> {
-                    if (failure != null) {
-                        metrics.ackFailed(consumer);
-                        LOG.debugf("could not hand message %s back: %s", delivery.messageId(), rootMessage(failure));
-                    }
-                });
-    }
-
-    /**
-     * Copies a message to a dead-letter queue: same body, same group, the reason in attributes. Throws
-     * if SQS did not accept it, so that the caller keeps the original.
-     */
-    void deadLetter(String deadLetterQueue, String consumer, SqsDelivery delivery, String reason, String error,
-            int attempts) {
-        Map<String, MessageAttributeValue> attributes = new HashMap<>();
-        put(attributes, "txinbox-reason", reason);
-        put(attributes, "txinbox-error", error);
-        put(attributes, "txinbox-attempts", Integer.toString(attempts));
-        put(attributes, "txinbox-consumer", consumer);
-        put(attributes, "txinbox-source-queue", delivery.queue());
-        put(attributes, "txinbox-source-message-id", delivery.messageId());
-        put(attributes, "txinbox-receive-count", Integer.toString(delivery.receiveCount()));
-        put(attributes, "txinbox-dead-lettered-at", Instant.now().toString());
-        if (delivery.firstReceivedAt() != null) {
-            put(attributes, "txinbox-first-received-at", delivery.firstReceivedAt().toString());
-        }
-        if (delivery.eventIdAttribute() != null) {
-            put(attributes, SqsDelivery.EVENT_ID_ATTRIBUTE, delivery.eventIdAttribute());
-        }
-        String body = delivery.message().body();
-        await(client.sendMessage(r -> {
-            r.queueUrl(url(deadLetterQueue)).messageBody(body == null || body.isEmpty() ? " " : body)
-                    .messageAttributes(attributes);
-            if (deadLetterQueue.endsWith(".fifo")) {
-                // The source message id as dedup id: a second copy after a crash in between is dropped by SQS.
-                r.messageGroupId(delivery.groupId() != null ? delivery.groupId() : "dead-letters")
-                        .messageDeduplicationId(delivery.messageId());
-            }
-        }));
     }
 
     /** Messages in a queue: visible ones and those in flight (approximate, as SQS counts). */
@@ -211,15 +130,7 @@ public class SqsQueues {
         }
     }
 
-    private static void put(Map<String, MessageAttributeValue> attributes, String name, String value) {
-        if (value == null || value.isEmpty()) {
-            return;
-        }
-        String bounded = value.length() > MAX_ATTRIBUTE_LENGTH ? value.substring(0, MAX_ATTRIBUTE_LENGTH) + "…" : value;
-        attributes.put(name, MessageAttributeValue.builder().dataType("String").stringValue(bounded).build());
-    }
-
-    private static <T> T await(CompletableFuture<T> call) {
+    static <T> T await(CompletableFuture<T> call) {
         try {
             return call.get(CALL_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
         } catch (InterruptedException e) {

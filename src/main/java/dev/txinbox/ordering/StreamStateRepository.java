@@ -1,7 +1,12 @@
 package dev.txinbox.ordering;
 
+import java.sql.Array;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.TreeSet;
 
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.persistence.EntityManager;
@@ -10,18 +15,25 @@ import org.hibernate.Session;
 
 /**
  * {@code stream_state}: the last sequence consumed per (consumer, aggregate). Must run inside the
- * caller's JTA transaction; the row lock taken by {@link #lock} is held until it ends.
+ * caller's JTA transaction; the row locks taken by {@link #lock} are held until it ends.
  */
 @ApplicationScoped
 public class StreamStateRepository {
 
-    // One statement creates the stream on first sight and, on conflict, locks the existing row:
-    // DO UPDATE takes the row lock even though it only touches updated_at.
+    // One statement creates the streams on first sight and, on conflict, locks the existing rows:
+    // DO UPDATE takes the row lock even though it only touches updated_at. The rows are locked in
+    // the order of the sorted input, so two transactions locking overlapping sets never deadlock.
     private static final String LOCK = """
             insert into stream_state as s (consumer_name, aggregate_id, last_sequence, updated_at)
-            values (?, ?, 0, now())
+            select ?, a, 0, now() from unnest(?::text[]) with ordinality as t(a, n) order by n
             on conflict (consumer_name, aggregate_id) do update set updated_at = now()
-            returning s.last_sequence
+            returning s.aggregate_id, s.last_sequence
+            """;
+
+    private static final String ADVANCE = """
+            update stream_state s set last_sequence = v.last, updated_at = now()
+            from unnest(?::text[], ?::bigint[]) as v(aggregate_id, last)
+            where s.consumer_name = ? and s.aggregate_id = v.aggregate_id
             """;
 
     private final EntityManager entityManager;
@@ -30,28 +42,43 @@ public class StreamStateRepository {
         this.entityManager = entityManager;
     }
 
-    /** Locks the stream for this transaction and returns its last consumed sequence (0 if new). */
-    public long lock(String consumer, String aggregateId) {
-        return session().doReturningWork(connection -> {
+    /** Locks the streams for this transaction; returns each one's last consumed sequence (0 if new). */
+    public Map<String, Long> lock(String consumer, Collection<String> aggregateIds) {
+        Map<String, Long> last = new HashMap<>();
+        if (aggregateIds.isEmpty()) {
+            return last;
+        }
+        String[] sorted = new TreeSet<>(aggregateIds).toArray(String[]::new);
+        session().doWork(connection -> {
             try (PreparedStatement ps = connection.prepareStatement(LOCK)) {
                 ps.setString(1, consumer);
-                ps.setString(2, aggregateId);
+                Array array = connection.createArrayOf("text", sorted);
+                ps.setArray(2, array);
                 try (ResultSet rs = ps.executeQuery()) {
-                    rs.next();
-                    return rs.getLong(1);
+                    while (rs.next()) {
+                        last.put(rs.getString(1), rs.getLong(2));
+                    }
                 }
             }
         });
+        return last;
     }
 
-    public void advance(String consumer, String aggregateId, long lastSequence) {
+    /** Records how far each stream got, in one statement. */
+    public void advance(String consumer, Map<String, Long> lastSequences) {
+        if (lastSequences.isEmpty()) {
+            return;
+        }
+        String[] ids = lastSequences.keySet().toArray(String[]::new);
+        Long[] values = new Long[ids.length];
+        for (int i = 0; i < ids.length; i++) {
+            values[i] = lastSequences.get(ids[i]);
+        }
         session().doWork(connection -> {
-            try (PreparedStatement ps = connection.prepareStatement(
-                    "update stream_state set last_sequence = ?, updated_at = now()"
-                            + " where consumer_name = ? and aggregate_id = ?")) {
-                ps.setLong(1, lastSequence);
-                ps.setString(2, consumer);
-                ps.setString(3, aggregateId);
+            try (PreparedStatement ps = connection.prepareStatement(ADVANCE)) {
+                ps.setArray(1, connection.createArrayOf("text", ids));
+                ps.setArray(2, connection.createArrayOf("bigint", values));
+                ps.setString(3, consumer);
                 ps.executeUpdate();
             }
         });

@@ -39,6 +39,7 @@ class ConsumerSetupCheckTest {
             public String dlq() { return dlq; }
             public int parallelism() { return parallelism; }
             public int maxInFlight() { return maxInFlight; }
+            public int batchSize() { return 32; }
             public Duration visibilityTimeout() { return Duration.ofSeconds(30); }
             public ConsumersConfig.Retry retry() {
                 return new ConsumersConfig.Retry() {

@@ -22,7 +22,9 @@ import dev.txinbox.messaging.SqsInboxReceiver;
  * A second consumer, "ledger", living only in the tests: the whole of it is this class plus the
  * configuration in {@link ElasticMqResource}. Its payload scripts its behaviour:
  * {@code failTimes} (throw after writing, on the first N attempts), {@code sleepMs} (work slowly),
- * {@code reject} (a business rejection).
+ * {@code reject} (a business rejection), {@code ref} (insert a row with that unique key: a second event
+ * with the same ref violates the constraint), {@code touch} (keys of shared counters to increment, in that
+ * order, pausing {@code touchPauseMs} after each: two batches touching them in opposite orders deadlock).
  */
 @ApplicationScoped
 public class LedgerConsumer implements InboxHandler {
@@ -66,6 +68,17 @@ public class LedgerConsumer implements InboxHandler {
                 .setParameter(2, event.aggregateId() == null ? "" : event.aggregateId())
                 .setParameter(3, event.sequence() == null ? 0L : event.sequence())
                 .executeUpdate();
+        if (event.payload().hasNonNull("ref")) {
+            entityManager.createNativeQuery("insert into ledger_refs (ref, event_id) values (?1, ?2)")
+                    .setParameter(1, event.payload().get("ref").asText()).setParameter(2, event.eventId())
+                    .executeUpdate();
+        }
+        for (var key : event.payload().path("touch")) {
+            entityManager.createNativeQuery("insert into ledger_counters (key, n) values (?1, 1)"
+                    + " on conflict (key) do update set n = ledger_counters.n + 1")
+                    .setParameter(1, key.asText()).executeUpdate();
+            sleep(event.payload().path("touchPauseMs").asLong(0));
+        }
         sleep(event.payload().path("sleepMs").asLong(0));
         int attempt = attempts.computeIfAbsent(event.eventId(), id -> new AtomicInteger()).incrementAndGet();
         if (attempt <= event.payload().path("failTimes").asInt(0)) {

@@ -35,6 +35,7 @@ import dev.txinbox.messaging.ConsumersConfig;
 import dev.txinbox.messaging.SqsQueues;
 import dev.txinbox.ops.AdminAudit;
 import dev.txinbox.ops.InboxStatistics;
+import dev.txinbox.ordering.StreamOrdering;
 import io.quarkus.narayana.jta.QuarkusTransaction;
 
 /** The operator API (CONTRACT §5): look into the inbox and repair it without SQL. */
@@ -177,7 +178,7 @@ public class AdminResource {
     public AdminViews.GapRelease release(@PathParam("consumer") String consumer,
             @PathParam("aggregateId") String aggregateId) {
         consumer(consumer);
-        Inbox.GapRelease release = inbox.releaseGap(consumer, id("aggregateId", aggregateId)).orElseThrow(() -> {
+        StreamOrdering.GapRelease release = inbox.releaseGap(consumer, id("aggregateId", aggregateId)).orElseThrow(() -> {
             audit.record("release", consumer, aggregateId, "nothing parked", null);
             return new WebApplicationException(Response.status(Response.Status.CONFLICT)
                     .entity(Map.of("error", "stream " + aggregateId + " of " + consumer + " has no parked event"))

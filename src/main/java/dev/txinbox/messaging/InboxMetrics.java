@@ -1,4 +1,4 @@
-package dev.txinbox.ops;
+package dev.txinbox.messaging;
 
 import java.time.Duration;
 import java.util.Map;
