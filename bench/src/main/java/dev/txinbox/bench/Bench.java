@@ -22,7 +22,9 @@ import com.fasterxml.jackson.databind.SerializationFeature;
 
 /**
  * bench/run: measures txinbox against the drain ceiling and the naive consumer, on the same broker,
- * database and stream, then its scaling with parallelism and groups, and its latency at half its peak.
+ * database and stream, in two modes: concurrent (the stream is sent while the consumer runs; then its
+ * scaling with parallelism and groups, and its latency at half its peak) and backlog (the whole stream
+ * waits in the queue before the consumer starts; then the same over millions of old inbox rows).
  * Every run is checked against the oracle; a run that loses or doubles data fails the benchmark.
  */
 public final class Bench {
@@ -31,6 +33,9 @@ public final class Bench {
     private static final String DB = "txinbox_bench";
     private static final String NAIVE_DB = "txinbox_bench_naive";
     private static final String WARM_UP = "w";
+    /** A backlog run measures from the moment this share of the stream is done: the rest is warm-up. */
+    private static final double WINDOW_FROM = 0.2;
+    private static final long NO_PROGRESS_MILLIS = 120_000;
 
     private final Options options;
     private final Sqs sqs;
@@ -58,17 +63,45 @@ public final class Bench {
     int runAll() throws Exception {
         StreamSpec main = options.spec();
         List<RunResult> runs = new ArrayList<>();
-        System.out.printf("txinbox benchmark (%s): %s%n", options.mode, main.describe());
+        System.out.printf("txinbox benchmark (%s; %s): %s%n", options.size, String.join(" and ", options.modes),
+                main.describe());
         OrderStream mainStream = OrderStream.generate(main);
-        mainStream.oracle().write(results.resolve("oracle-" + options.mode + ".json"));
+        mainStream.oracle().write(results.resolve("oracle-" + options.size + ".json"));
 
-        RunResult txinbox = txinbox("txinbox", mainStream, main.groups(), options.parallelism, 0, options.jfr);
+        for (String mode : options.modes) {
+            System.out.println(mode + " mode:");
+            boolean jfr = options.jfr && mode.equals(options.modes.get(0));
+            if (mode.equals(Options.BACKLOG)) {
+                runs.addAll(backlog(main, mainStream, jfr));
+            } else {
+                runs.addAll(concurrent(main, mainStream, jfr));
+            }
+        }
+
+        Report report = new Report(options, main, runs, machine());
+        String stamp = LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmm"));
+        Path json = results.resolve(options.size + "-" + stamp + ".json");
+        Path markdown = results.resolve(options.size + "-" + stamp + ".md");
+        JSON.writeValue(json.toFile(), report.document());
+        Files.writeString(markdown, report.markdown());
+        System.out.println();
+        System.out.println(report.markdown());
+        System.out.println("results: " + json + " and " + markdown);
+        sqs.close();
+        return (int) runs.stream().filter(r -> !r.verdict().exactlyOnce() && !r.consumer().equals("naive")).count();
+    }
+
+    /** The stream sent as fast as the broker takes it while the consumer runs; then latency and the curves. */
+    private List<RunResult> concurrent(StreamSpec main, OrderStream mainStream, boolean jfr) throws Exception {
+        String mode = Options.CONCURRENT;
+        List<RunResult> runs = new ArrayList<>();
+        RunResult txinbox = txinbox("txinbox", mainStream, main.groups(), options.parallelism, 0, jfr);
         runs.add(txinbox);
         if (options.runs.contains("drain")) {
-            runs.add(drain("drain ceiling", mainStream, main.groups()));
+            runs.add(drain(mode, "drain ceiling", mainStream, main.groups()));
         }
         if (options.runs.contains("naive")) {
-            runs.add(naive("naive (article)", mainStream, main.groups()));
+            runs.add(naive(mode, "naive (article)", mainStream, main.groups()));
         }
         if (options.runs.contains("latency")) {
             double halfPeak = Math.max(50, Math.floor(txinbox.throughput() / 2 / 50) * 50);
@@ -88,66 +121,142 @@ public final class Bench {
                 runs.add(txinbox("groups " + g, OrderStream.generate(spec), g, options.parallelism, 0, false));
             }
         }
+        return runs;
+    }
 
-        Report report = new Report(options, main, runs, machine());
-        String stamp = LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmm"));
-        Path json = results.resolve(options.mode + "-" + stamp + ".json");
-        Path markdown = results.resolve(options.mode + "-" + stamp + ".md");
-        JSON.writeValue(json.toFile(), report.document());
-        Files.writeString(markdown, report.markdown());
-        System.out.println();
-        System.out.println(report.markdown());
-        System.out.println("results: " + json + " and " + markdown);
-        sqs.close();
-        return (int) runs.stream().filter(r -> !r.verdict().exactlyOnce() && !r.consumer().equals("naive")).count();
+    /** The whole stream in the queue before the consumer starts; then txinbox again over old inbox rows. */
+    private List<RunResult> backlog(StreamSpec main, OrderStream mainStream, boolean jfr) throws Exception {
+        String mode = Options.BACKLOG;
+        List<RunResult> runs = new ArrayList<>();
+        runs.add(txinboxBacklog("txinbox", mainStream, main.groups(), options.parallelism, 0, jfr));
+        if (options.runs.contains("drain")) {
+            runs.add(drain(mode, "drain ceiling", mainStream, main.groups()));
+        }
+        if (options.runs.contains("naive")) {
+            runs.add(naive(mode, "naive (article)", mainStream, main.groups()));
+        }
+        if (options.scalePoint()) {
+            runs.add(txinboxBacklog(String.format("txinbox over %,d old rows", options.oldRows), mainStream,
+                    main.groups(), options.parallelism, options.oldRows, false));
+        }
+        return runs;
     }
 
     // ------------------------------------------------------------------ the three consumers
 
+    /** txinbox in the concurrent mode: warmed up, then the stream sent (at {@code rate}/s, 0 = flat out). */
     RunResult txinbox(String name, OrderStream stream, int groups, int parallelism, double rate, boolean jfr)
             throws Exception {
         Queues queues = queues();
         Db.reset(DB);
-        Path log = logs.resolve(slug(name) + ".log");
-        List<String> jvm = jfr ? List.of("-XX:StartFlightRecording=filename="
-                + results.resolve("profile-" + options.mode + ".jfr") + ",settings=profile") : List.of();
+        Path log = logs.resolve(slug(Options.CONCURRENT + " " + name) + ".log");
         Map<String, String> env = Service.env(DB, sqs.endpoint(), queues.name, queues.dlqName, options.httpPort,
                 Map.of("TXINBOX_CONSUMERS_ORDERS_PARALLELISM", Integer.toString(parallelism)));
-        try (Service service = Service.start(options.jar, jvm, env, log)) {
+        try (Service service = Service.start(options.jar, jfrOptions(jfr), env, log)) {
             service.awaitReady(Duration.ofMinutes(2));
             OrderStream warm = warmUpStream(groups);
             warmUp(queues, warm, service.child());
             Snapshot before = snapshot(service.pid());
             Map<String, Double> threadsBefore = Proc.threadCpuMillis(service.pid());
+            ServiceCounters countersBefore = service.counters();
             Producer producer = new Producer(sqs.client(), queues.url, options.producerThreads, rate);
             producer.send(stream);
             awaitQuiescence(stream.oracle(), warm.oracle().events(), queues, service.child());
             Snapshot after = snapshot(service.pid());
-            service.saveMetrics(logs.resolve(slug(name) + ".metrics"));
-            Map<String, Double> threads = perMessage(threadsBefore, Proc.threadCpuMillis(service.pid()),
-                    stream.oracle().messages());
+            ServiceCounters countersAfter = service.counters();
+            Map<String, Double> threadsAfter = Proc.threadCpuMillis(service.pid());
+            service.saveMetrics(logs.resolve(slug(Options.CONCURRENT + " " + name) + ".metrics"));
             long lastCommit = Db.queryLong(Db.url(DB), "select (extract(epoch from max(processed_at)) * 1000)::bigint"
                     + " from inbox_messages");
+            long messages = stream.oracle().messages();
+            Window window = new Window(messages, (lastCommit - producer.firstSendMillis()) / 1000.0, before, after,
+                    countersAfter.totalRequests() - countersBefore.totalRequests(),
+                    countersAfter.perCallSince(countersBefore, messages));
             double[] latency = latency();
             Verifier.Verdict verdict = Verifier.txinbox(Db.url(DB), stream.oracle(), sqs.depth(queues.dlqUrl));
-            RunResult result = result(name, "txinbox", parallelism, groups, stream, rate, producer, lastCommit, before,
-                    after, service.child().peakRssMiB(), latency, verdict, threads, log);
+            RunResult result = result(name, "txinbox", Options.CONCURRENT, parallelism, groups, stream, 0, rate, window,
+                    service.child().peakRssMiB(), latency, verdict, perMessage(threadsBefore, threadsAfter, messages),
+                    null, log);
             sqs.deleteQueue(queues.url);
             sqs.deleteQueue(queues.dlqUrl);
             return print(result);
         }
     }
 
-    RunResult drain(String name, OrderStream stream, int groups) throws Exception {
+    /**
+     * txinbox in the backlog mode: the whole stream in the queue (and {@code oldRows} old rows in the
+     * inbox) before the service starts; measured from the moment 20 % are done (found by polling the
+     * service's outcome counter, which costs PostgreSQL nothing) to the last.
+     */
+    RunResult txinboxBacklog(String name, OrderStream stream, int groups, int parallelism, long oldRows, boolean jfr)
+            throws Exception {
+        Queues queues = queues();
+        Db.reset(DB);
+        String slug = slug(Options.BACKLOG + " " + name);
+        Map<String, String> settings = Map.of("TXINBOX_CONSUMERS_ORDERS_PARALLELISM", Integer.toString(parallelism));
+        OldRows.Load load = null;
+        if (oldRows > 0) {
+            migrate(settings, logs.resolve(slug + "-migrate.log"));
+            load = OldRows.load(Db.url(DB), oldRows);
+            System.out.printf("    %,d old rows: insert %.1f s, vacuum analyze %.1f s, with the checkpoint %.1f s;"
+                    + " inbox %.0f MiB%n", oldRows, load.insertSeconds(), load.vacuumSeconds(), load.totalSeconds(),
+                    load.tableBytes() / 1048576.0);
+        }
+        fill(queues, stream);
+        Path log = logs.resolve(slug + ".log");
+        Map<String, String> env = Service.env(DB, sqs.endpoint(), queues.name, queues.dlqName, options.httpPort,
+                settings);
+        try (Service service = Service.start(options.jar, jfrOptions(jfr), env, log)) {
+            long messages = stream.oracle().messages();
+            Reading from = awaitDone(service, windowStart(messages), false);
+            Snapshot before = snapshot(service.pid());
+            Map<String, Double> threadsBefore = Proc.threadCpuMillis(service.pid());
+            Reading to = awaitDone(service, messages, true);
+            Snapshot after = snapshot(service.pid());
+            Map<String, Double> threadsAfter = Proc.threadCpuMillis(service.pid());
+            service.saveMetrics(logs.resolve(slug + ".metrics"));
+            long measured = to.counters.done() - from.counters.done();
+            Window window = new Window(measured, (to.atMillis - from.atMillis) / 1000.0, before, after,
+                    to.counters.totalRequests() - from.counters.totalRequests(),
+                    to.counters.perCallSince(from.counters, measured));
+            // Outside the window: every event in the inbox and every poison message in the DLQ, as the oracle wants.
+            awaitQuiescence(stream.oracle(), oldRows, queues, service.child());
+            Verifier.Verdict verdict = Verifier.txinbox(Db.url(DB), stream.oracle(), sqs.depth(queues.dlqUrl));
+            RunResult result = result(name, "txinbox", Options.BACKLOG, parallelism, groups, stream, oldRows, 0, window,
+                    service.child().peakRssMiB(), null, verdict, perMessage(threadsBefore, threadsAfter, measured),
+                    load, log);
+            sqs.deleteQueue(queues.url);
+            sqs.deleteQueue(queues.dlqUrl);
+            return print(result);
+        }
+    }
+
+    /**
+     * Starts the service once against queues of its own, so that its Flyway creates the schema the old rows
+     * go into; it consumes nothing, and no receive of it can take a message of the run's queue.
+     */
+    private void migrate(Map<String, String> settings, Path log) throws Exception {
+        Queues scratch = queues();
+        Map<String, String> env = Service.env(DB, sqs.endpoint(), scratch.name, scratch.dlqName, options.httpPort,
+                settings);
+        try (Service service = Service.start(options.jar, List.of(), env, log)) {
+            service.awaitReady(Duration.ofMinutes(2));
+        }
+        sqs.deleteQueue(scratch.url);
+        sqs.deleteQueue(scratch.dlqUrl);
+    }
+
+    RunResult drain(String mode, String name, OrderStream stream, int groups) throws Exception {
         int pollers = Math.min(8, groups);
-        return baseline(name, "drain", Drain.class, pollers, stream, groups,
+        return baseline(mode, name, "drain", Drain.class, pollers, stream, groups,
                 queues -> List.of(queues.url, Integer.toString(pollers)),
                 () -> new Verifier.Verdict(0, 0, 0, 0, Map.of(), 0, List.of("no database: nothing to verify")));
     }
 
-    RunResult naive(String name, OrderStream stream, int groups) throws Exception {
+    RunResult naive(String mode, String name, OrderStream stream, int groups) throws Exception {
         Db.reset(NAIVE_DB);
-        return baseline(name, "naive", Naive.class, 1, stream, groups, queues -> List.of(queues.url, Db.url(NAIVE_DB)),
+        return baseline(mode, name, "naive", Naive.class, 1, stream, groups,
+                queues -> List.of(queues.url, Db.url(NAIVE_DB)),
                 () -> Verifier.naive(Db.url(NAIVE_DB), stream.oracle()));
     }
 
@@ -156,30 +265,52 @@ public final class Bench {
     }
 
     /**
-     * A baseline consumer in its own JVM, warmed up like the service; it exits once it has taken every
-     * message and reports its own CPU and last commit, since /proc has nothing left to read by then.
+     * A baseline consumer in its own JVM: in the concurrent mode warmed up like the service, then sent the
+     * stream; in the backlog mode started on the full queue and measured from its progress line at 20 %.
+     * It exits once it has taken every message and reports its own CPU, SQS calls and last commit, since
+     * /proc has nothing left to read by then.
      */
-    private RunResult baseline(String name, String consumer, Class<?> mainClass, int parallelism, OrderStream stream,
-            int groups, java.util.function.Function<Queues, List<String>> arguments, VerdictSource verdict)
-            throws Exception {
+    private RunResult baseline(String mode, String name, String consumer, Class<?> mainClass, int parallelism,
+            OrderStream stream, int groups, java.util.function.Function<Queues, List<String>> arguments,
+            VerdictSource verdict) throws Exception {
+        boolean backlog = mode.equals(Options.BACKLOG);
         Queues queues = queues();
-        Path log = logs.resolve(slug(name) + ".log");
-        OrderStream warm = warmUpStream(groups);
-        int total = warm.oracle().messages() + stream.oracle().messages();
+        Path log = logs.resolve(slug(mode + " " + name) + ".log");
+        OrderStream warm = backlog ? null : warmUpStream(groups);
+        long messages = stream.oracle().messages();
+        long total = (warm == null ? 0 : warm.oracle().messages()) + messages;
         List<String> args = new ArrayList<>(List.of(sqs.endpoint()));
         args.addAll(arguments.apply(queues));
-        args.add(Integer.toString(total));
+        args.add(Long.toString(total));
+        if (backlog) {
+            fill(queues, stream);
+        }
         try (Child child = Child.start(Child.java(mainClass.getName(), List.of("-Xmx256m"), args.toArray(String[]::new)),
                 Map.of(), log)) {
-            warmUp(queues, warm, child);
-            Snapshot before = snapshot(child.pid());
-            Producer producer = new Producer(sqs.client(), queues.url, options.producerThreads, 0);
-            producer.send(stream);
+            Progress.Reader progress = new Progress.Reader(log);
+            Progress.Mark from;
+            Snapshot before;
+            if (backlog) {
+                from = awaitProgress(child, progress, windowStart(messages));
+                // The consumer's own figures come with its line; the harness reads the rest as it sees it.
+                before = snapshot(child.pid()).withConsumer(from.cpuMillis());
+            } else {
+                warmUp(queues, warm, child);
+                Progress.Mark warmedUp = progress.latest();
+                before = snapshot(child.pid());
+                Producer producer = new Producer(sqs.client(), queues.url, options.producerThreads, 0);
+                producer.send(stream);
+                // From the first send, as the service's concurrent runs.
+                from = new Progress.Mark(total - messages, producer.firstSendMillis(), before.consumer(),
+                        warmedUp == null ? 0 : warmedUp.sqsRequests());
+            }
             JsonNode summary = awaitSummary(child, log);
             Snapshot after = snapshot(child.pid()).withConsumer(summary.get("cpuMillis").asDouble());
-            RunResult result = result(name, consumer, parallelism, groups, stream, 0, producer,
-                    summary.get("lastCommitMillis").asLong(), before, after, child.peakRssMiB(), null,
-                    verdict.verdict(), Map.of(), log);
+            long measured = summary.get("handled").asLong() - from.handled();
+            Window window = new Window(measured, (summary.get("lastCommitMillis").asLong() - from.atMillis()) / 1000.0,
+                    before, after, summary.get("sqsRequests").asLong() - from.sqsRequests(), null);
+            RunResult result = result(name, consumer, mode, parallelism, groups, stream, 0, 0, window,
+                    child.peakRssMiB(), null, verdict.verdict(), Map.of(), null, log);
             sqs.deleteQueue(queues.url);
             sqs.deleteQueue(queues.dlqUrl);
             return print(result);
@@ -196,9 +327,94 @@ public final class Bench {
         }
     }
 
+    /** What was measured between two snapshots: messages, seconds, CPU, the consumer's SQS calls. */
+    private record Window(long messages, double seconds, Snapshot before, Snapshot after, long sqsRequests,
+            Map<String, Map<String, Double>> sqsCalls) {
+    }
+
+    /** The service's counters as read at one moment. */
+    private record Reading(ServiceCounters counters, long atMillis) {
+    }
+
+    private static long windowStart(long messages) {
+        return (long) Math.ceil(messages * WINDOW_FROM);
+    }
+
+    /** Sends the whole stream before any consumer runs: the backlog a consumer meets after an outage. */
+    private void fill(Queues queues, OrderStream stream) throws InterruptedException {
+        Producer producer = new Producer(sqs.client(), queues.url, options.producerThreads, 0);
+        producer.send(stream);
+        System.out.printf("    queue filled with %d messages in %.1f s%n", producer.sent(),
+                (producer.lastSendMillis() - producer.firstSendMillis()) / 1000.0);
+    }
+
     /**
-     * Every consumer starts cold (a fresh JVM). A warm-up stream of other orders goes through it first, so
-     * that the measurement sees compiled code and warm connections, as a long-running pod does.
+     * Polls the service's counters (a Prometheus scrape: no database) every 250 ms until {@code done}
+     * messages have an outcome. A scrape costs the service ~4 ms of CPU once warm, billed to the run when
+     * inside the window: there ({@code inWindow}) the poll is every 250 ms only near the target and up to
+     * every 2 s while it is far off at the window's pace. Gives up on the run if the service dies, and stops
+     * waiting after two minutes without progress (the oracle check then says what is missing).
+     */
+    private Reading awaitDone(Service service, long done, boolean inWindow) throws Exception {
+        Reading first = null;
+        Reading last = null;
+        long lastProgress = System.currentTimeMillis();
+        while (true) {
+            if (!service.isAlive()) {
+                throw new IllegalStateException("the service died; see " + service.log());
+            }
+            long pause = 250;
+            try {
+                Reading reading = new Reading(service.counters(), System.currentTimeMillis());
+                if (reading.counters.done() >= done) {
+                    return reading;
+                }
+                if (last == null || reading.counters.done() != last.counters.done()) {
+                    last = reading;
+                    lastProgress = reading.atMillis;
+                }
+                if (first == null) {
+                    first = reading;
+                }
+                double perMilli = (double) (reading.counters.done() - first.counters.done())
+                        / Math.max(1, reading.atMillis - first.atMillis);
+                if (inWindow && perMilli > 0) {
+                    pause = Math.max(250, Math.min(2000, (long) ((done - reading.counters.done()) / perMilli / 4)));
+                }
+            } catch (IOException e) {
+                // not listening yet (starting)
+            }
+            if (System.currentTimeMillis() - lastProgress > NO_PROGRESS_MILLIS) {
+                System.out.printf("  no progress for 2 minutes: %s of %d messages done%n",
+                        last == null ? "none" : Long.toString(last.counters.done()), done);
+                if (last == null) {
+                    throw new IllegalStateException("the service did nothing for 2 minutes; see " + service.log());
+                }
+                return last;
+            }
+            Thread.sleep(pause);
+        }
+    }
+
+    /** Follows a baseline's progress lines until {@code handled} messages are done. */
+    private static Progress.Mark awaitProgress(Child child, Progress.Reader progress, long handled) throws Exception {
+        long deadline = System.currentTimeMillis() + 3_600_000;
+        while (true) {
+            Progress.Mark mark = progress.latest();
+            if (mark != null && mark.handled() >= handled) {
+                return mark;
+            }
+            if (!child.isAlive() || System.currentTimeMillis() > deadline) {
+                throw new IllegalStateException("baseline stopped short of " + handled + " messages; see " + child.log());
+            }
+            Thread.sleep(Progress.INTERVAL_MILLIS);
+        }
+    }
+
+    /**
+     * Every consumer starts cold (a fresh JVM). In the concurrent mode a warm-up stream of other orders goes
+     * through it first, so that the measurement sees compiled code and warm connections, as a long-running
+     * pod does. (The backlog mode's warm-up is the first 20 % of its own stream.)
      */
     private OrderStream warmUpStream(int groups) {
         StreamSpec main = options.spec();
@@ -224,19 +440,26 @@ public final class Bench {
                 Proc.machineBusyMillis());
     }
 
-    private RunResult result(String name, String consumer, int parallelism, int groups, OrderStream stream,
-            double rate, Producer producer, long lastCommit, Snapshot before, Snapshot after, double rss,
-            double[] latency, Verifier.Verdict verdict, Map<String, Double> threads, Path log) {
-        long messages = stream.oracle().messages();
-        double seconds = Math.max(0.001, (lastCommit - producer.firstSendMillis()) / 1000.0);
-        double consumerCpu = (after.consumer - before.consumer) / messages;
-        double postgresCpu = (after.postgres - before.postgres) / messages;
-        double brokerCpu = (after.broker - before.broker) / messages;
-        return new RunResult(name, consumer, parallelism, groups, messages, rate, seconds, messages / seconds,
-                consumerCpu, postgresCpu, brokerCpu, consumerCpu + postgresCpu + brokerCpu,
-                (after.producer - before.producer) / messages, rss,
+    private RunResult result(String name, String consumer, String mode, int parallelism, int groups,
+            OrderStream stream, long oldRows, double rate, Window w, double rss, double[] latency,
+            Verifier.Verdict verdict, Map<String, Double> threads, OldRows.Load load, Path log) {
+        long messages = Math.max(1, w.messages);
+        double seconds = Math.max(0.001, w.seconds);
+        double consumerCpu = (w.after.consumer - w.before.consumer) / messages;
+        double postgresCpu = (w.after.postgres - w.before.postgres) / messages;
+        double brokerCpu = (w.after.broker - w.before.broker) / messages;
+        return new RunResult(name, consumer, mode, parallelism, groups, stream.oracle().messages(), oldRows,
+                w.messages, rate, seconds, w.messages / seconds, consumerCpu, postgresCpu, brokerCpu,
+                consumerCpu + postgresCpu + brokerCpu, (w.after.producer - w.before.producer) / messages,
+                (double) w.sqsRequests / messages, w.sqsCalls, rss,
                 latency == null ? null : latency[0], latency == null ? null : latency[1],
-                latency == null ? null : latency[2], verdict, threads, results.relativize(log).toString());
+                latency == null ? null : latency[2], verdict, threads, load, results.relativize(log).toString());
+    }
+
+    /** A flight recording of the service, when asked for (the first txinbox run only). */
+    private List<String> jfrOptions(boolean jfr) {
+        return jfr ? List.of("-XX:StartFlightRecording=filename=" + results.resolve("profile-" + options.size + ".jfr")
+                + ",settings=profile") : List.of();
     }
 
     /** CPU ms per message by thread group, largest first, leaving out what rounds to nothing. */
@@ -278,9 +501,13 @@ public final class Bench {
         if (!r.consumerThreadsCpuMs().isEmpty()) {
             System.out.println("    consumer CPU ms/msg by thread: " + r.consumerThreadsCpuMs());
         }
-        System.out.printf("  %-22s %8d msgs %7.1f s %7.0f msg/s  cpu/msg: consumer %.3f ms, whole path %.3f ms"
-                + "  rss %.0f MiB%s  %s%n", r.name(), r.messages(), r.seconds(), r.throughput(), r.consumerCpuMs(),
-                r.wholePathCpuMs(), r.peakRssMiB(),
+        if (r.sqsCalls() != null) {
+            System.out.println("    SQS calls: " + r.sqsCalls());
+        }
+        System.out.printf("  %-22s %8d msgs %7.1f s %7.0f msg/s  cpu/msg: consumer %.3f ms, PostgreSQL %.3f ms,"
+                + " broker %.3f ms  SQS %.2f req/msg  rss %.0f MiB%s  %s%n", r.name(), r.measuredMessages(), r.seconds(),
+                r.throughput(), r.consumerCpuMs(), r.postgresCpuMs(), r.brokerCpuMs(), r.sqsRequestsPerMessage(),
+                r.peakRssMiB(),
                 r.latencyP99Ms() == null ? "" : String.format("  p50/p95/p99 %.0f/%.0f/%.0f ms", r.latencyP50Ms(),
                         r.latencyP95Ms(), r.latencyP99Ms()),
                 r.verdict().exactlyOnce() ? "exactly once" : "LOST " + r.verdict().lostEvents() + " DOUBLED "
@@ -301,8 +528,11 @@ public final class Bench {
         return new Queues(base + ".fifo", url, base + "-dlq.fifo", dlq);
     }
 
-    /** Waits until the queue is empty and every event is processed (or nothing moves for two minutes). */
-    private void awaitQuiescence(Oracle oracle, int warmUpEvents, Queues queues, Child service) throws Exception {
+    /**
+     * Waits until the queue is empty and every event is processed (or nothing moves for two minutes);
+     * {@code alreadyProcessed}: the warm-up's events or the old rows, PROCESSED before the stream.
+     */
+    private void awaitQuiescence(Oracle oracle, long alreadyProcessed, Queues queues, Child service) throws Exception {
         long lastProgress = System.currentTimeMillis();
         long lastSeen = -1;
         while (true) {
@@ -310,7 +540,7 @@ public final class Bench {
             long depth = sqs.depth(queues.url);
             long dlq = sqs.depth(queues.dlqUrl);
             long processed = depth > 0 ? -1 : Db.queryLong(Db.url(DB),
-                    "select count(*) from inbox_messages where status = 'PROCESSED'") - warmUpEvents;
+                    "select count(*) from inbox_messages where status = 'PROCESSED'") - alreadyProcessed;
             if (depth == 0 && processed >= oracle.events() && dlq >= oracle.poisonMessages()) {
                 return;
             }

@@ -10,7 +10,8 @@ import software.amazon.awssdk.services.sqs.model.Message;
 /**
  * The drain ceiling: receives and deletes (DeleteMessageBatch), touching no database. Nothing real can be
  * faster on the same broker, so txinbox's throughput divided by this one says how much of the broker's
- * speed the inbox keeps. Runs as its own process, so its CPU is measured like the service's.
+ * speed the inbox keeps. Runs as its own process, so its CPU is measured like the service's; prints
+ * {@link Progress} lines like the naive consumer.
  * <p>
  * Usage: Drain endpoint queueUrl pollers expectedMessages
  */
@@ -23,13 +24,16 @@ public final class Drain {
         long expected = Long.parseLong(args[3]);
         AtomicLong handled = new AtomicLong();
         AtomicLong lastDelete = new AtomicLong();
+        AtomicLong requests = new AtomicLong();
         try (Sqs sqs = new Sqs(endpoint, pollers * 2)) {
+            Progress.report(handled, requests);
             List<Thread> threads = new ArrayList<>();
             for (int i = 0; i < pollers; i++) {
                 Thread thread = new Thread(() -> {
                     while (handled.get() < expected) {
                         List<Message> messages = sqs.client().receiveMessage(r -> r.queueUrl(queueUrl)
                                 .maxNumberOfMessages(10).waitTimeSeconds(1)).messages();
+                        requests.incrementAndGet();
                         if (messages.isEmpty()) {
                             continue;
                         }
@@ -39,6 +43,7 @@ public final class Drain {
                                     .receiptHandle(messages.get(m).receiptHandle()).build());
                         }
                         sqs.client().deleteMessageBatch(r -> r.queueUrl(queueUrl).entries(entries));
+                        requests.incrementAndGet();
                         handled.addAndGet(messages.size());
                         lastDelete.accumulateAndGet(System.currentTimeMillis(), Math::max);
                     }
@@ -50,6 +55,7 @@ public final class Drain {
                 thread.join();
             }
         }
-        System.out.println("{\"cpuMillis\":" + Proc.ownCpuMillis() + ",\"handled\":" + handled.get() + ",\"lastCommitMillis\":" + lastDelete.get() + "}");
+        System.out.println("{\"cpuMillis\":" + Proc.ownCpuMillis() + ",\"handled\":" + handled.get() + ",\"sqsRequests\":"
+                + requests.get() + ",\"lastCommitMillis\":" + lastDelete.get() + "}");
     }
 }

@@ -7,6 +7,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -18,7 +19,8 @@ import software.amazon.awssdk.services.sqs.model.Message;
  * transaction per message (insert the id, skip duplicates; lock the stream row, skip anything not newer;
  * apply; store the sequence), then one DeleteMessage. Sequential. It keeps the article's flaw: an event
  * that arrives before its predecessor is applied at once, and the predecessor is then dropped as stale.
- * Poison messages are deleted and counted (the article has no dead-letter path).
+ * Poison messages are deleted and counted (the article has no dead-letter path). It prints {@link Progress}
+ * lines, so that a backlog run can tell when 20 % are done.
  * <p>
  * Usage: Naive endpoint queueUrl jdbcUrl expectedMessages
  */
@@ -39,7 +41,8 @@ public final class Naive {
         String endpoint = args[0];
         String queueUrl = args[1];
         long expected = Long.parseLong(args[3]);
-        long handled = 0;
+        AtomicLong handled = new AtomicLong();
+        AtomicLong requests = new AtomicLong();
         long poison = 0;
         long lastCommit = 0;
         try (Sqs sqs = new Sqs(endpoint, 2); Connection db = DriverManager.getConnection(args[2], "postgres", "")) {
@@ -47,9 +50,11 @@ public final class Naive {
                 ddl.execute(SCHEMA);
             }
             db.setAutoCommit(false);
-            while (handled < expected) {
+            Progress.report(handled, requests);
+            while (handled.get() < expected) {
                 List<Message> messages = sqs.client().receiveMessage(r -> r.queueUrl(queueUrl)
                         .maxNumberOfMessages(10).waitTimeSeconds(1)).messages();
+                requests.incrementAndGet();
                 for (Message message : messages) {
                     try {
                         process(db, JSON.readTree(message.body()));
@@ -63,11 +68,13 @@ public final class Naive {
                         poison++;
                     }
                     sqs.client().deleteMessage(r -> r.queueUrl(queueUrl).receiptHandle(message.receiptHandle()));
-                    handled++;
+                    requests.incrementAndGet();
+                    handled.incrementAndGet();
                 }
             }
         }
-        System.out.println("{\"cpuMillis\":" + Proc.ownCpuMillis() + ",\"handled\":" + handled + ",\"poison\":" + poison + ",\"lastCommitMillis\":" + lastCommit + "}");
+        System.out.println("{\"cpuMillis\":" + Proc.ownCpuMillis() + ",\"handled\":" + handled.get() + ",\"poison\":"
+                + poison + ",\"sqsRequests\":" + requests.get() + ",\"lastCommitMillis\":" + lastCommit + "}");
     }
 
     private static void process(Connection db, JsonNode event) throws SQLException {

@@ -1,6 +1,7 @@
 package dev.txinbox.bench;
 
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Set;
@@ -8,7 +9,13 @@ import java.util.Set;
 /** Command-line options of bench/run (see docs/BENCHMARKS.md); {@code --quick} shrinks every run. */
 final class Options {
 
-    String mode = "full";
+    static final String CONCURRENT = "concurrent";
+    static final String BACKLOG = "backlog";
+
+    /** "full" or "quick": names the result files. */
+    String size = "full";
+    /** Measuring modes, in order; see {@link #parse} for the default. */
+    List<String> modes;
     int messages = 100_000;
     int groups = 1000;
     int curveMessages = 20_000;
@@ -24,12 +31,14 @@ final class Options {
     long seed = 42;
     int producerThreads = 4;
     int httpPort = 18080;
+    /** Old PROCESSED inbox rows under the backlog scale point; 0 leaves it out. */
+    long oldRows = 10_000_000;
     String endpoint = "http://127.0.0.1:9334";
     long brokerPid;
     Path jar = Path.of("target/quarkus-app/quarkus-run.jar");
     Path out = Path.of("bench/results");
     boolean jfr;
-    List<String> runs = List.of("txinbox", "drain", "naive", "latency", "curves");
+    List<String> runs = List.of("txinbox", "drain", "naive", "latency", "curves", "scale");
     String command;
 
     StreamSpec spec() {
@@ -43,11 +52,12 @@ final class Options {
         o.command = line.display();
         o.jfr = line.flags().contains("--jfr");
         if (line.flags().contains("--quick")) {
-            o.mode = "quick";
+            o.size = "quick";
             o.messages = 10_000;
             o.curveMessages = 3_000;
             o.pacedSeconds = 10;
             o.warmUp = 3_000;
+            o.oldRows = 200_000; // exercises the scale point's path; too small to say anything about scale
         }
         line.options().forEach((name, v) -> {
             switch (name) {
@@ -55,6 +65,8 @@ final class Options {
                 case "--groups" -> o.groups = Integer.parseInt(v);
                 case "--curve-messages" -> o.curveMessages = Integer.parseInt(v);
                 case "--runs" -> o.runs = Arrays.asList(v.split(","));
+                case "--mode" -> o.modes = modes(v);
+                case "--old-rows" -> o.oldRows = Long.parseLong(v);
                 case "--warm-up" -> o.warmUp = Integer.parseInt(v);
                 case "--paced-seconds" -> o.pacedSeconds = Integer.parseInt(v);
                 case "--parallelism" -> o.parallelism = Integer.parseInt(v);
@@ -74,7 +86,37 @@ final class Options {
                 default -> throw new IllegalArgumentException("unknown option " + name + " (see docs/BENCHMARKS.md)");
             }
         });
+        if (o.modes == null) {
+            // The whole benchmark measures both ways; a chosen subset of runs is measured as it always was.
+            o.modes = line.options().containsKey("--runs") ? List.of(CONCURRENT) : List.of(CONCURRENT, BACKLOG);
+        }
+        if (line.options().containsKey("--old-rows") && o.oldRows > 0) {
+            if (!o.modes.contains(BACKLOG)) {
+                throw new IllegalArgumentException("--old-rows is the backlog mode's scale point: add --mode=backlog");
+            }
+            if (!o.runs.contains("scale")) {
+                // Asking for old rows asks for the scale point, whatever --runs lists.
+                o.runs = new ArrayList<>(o.runs);
+                o.runs.add("scale");
+            }
+        }
         return o;
+    }
+
+    /** Whether the backlog scale point (txinbox over {@link #oldRows} old inbox rows) runs. */
+    boolean scalePoint() {
+        return modes.contains(BACKLOG) && runs.contains("scale") && oldRows > 0;
+    }
+
+    private static List<String> modes(String csv) {
+        List<String> modes = Arrays.stream(csv.split(",")).map(String::trim).distinct().toList();
+        for (String mode : modes) {
+            if (!mode.equals(CONCURRENT) && !mode.equals(BACKLOG)) {
+                throw new IllegalArgumentException("--mode takes concurrent, backlog or both (comma-separated), got "
+                        + mode);
+            }
+        }
+        return modes;
     }
 
     private static List<Integer> ints(String csv) {

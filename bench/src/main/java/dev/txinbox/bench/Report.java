@@ -5,7 +5,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
-/** The results of one bench/run as JSON and as the markdown table docs/BENCHMARKS.md quotes. */
+/** The results of one bench/run as JSON and as the markdown tables (one per mode) docs/BENCHMARKS.md quotes. */
 final class Report {
 
     private final Options options;
@@ -23,7 +23,8 @@ final class Report {
     Map<String, Object> document() {
         Map<String, Object> doc = new LinkedHashMap<>();
         doc.put("command", options.command);
-        doc.put("mode", options.mode);
+        doc.put("size", options.size);
+        doc.put("modes", options.modes);
         doc.put("stream", spec);
         doc.put("machine", machine);
         doc.put("ratios", ratios());
@@ -31,16 +32,34 @@ final class Report {
         return doc;
     }
 
+    /**
+     * Throughput ratios within a mode. The two that answer the targets come first: against the naive
+     * consumer on a backlog (both flat out, neither waiting for the producer), and against the drain
+     * ceiling while the stream arrives; then the others, and the scale point against the empty inbox.
+     */
     private Map<String, Double> ratios() {
         Map<String, Double> ratios = new LinkedHashMap<>();
-        RunResult txinbox = runs.get(0);
-        find("drain").ifPresent(d -> ratios.put("txinbox/drain", txinbox.throughput() / d.throughput()));
-        find("naive").ifPresent(n -> ratios.put("txinbox/naive", txinbox.throughput() / n.throughput()));
+        ratio(ratios, "txinbox / naive (backlog)", Options.BACKLOG, "naive");
+        ratio(ratios, "txinbox / drain ceiling (concurrent)", Options.CONCURRENT, "drain");
+        ratio(ratios, "txinbox / naive (concurrent)", Options.CONCURRENT, "naive");
+        ratio(ratios, "txinbox / drain ceiling (backlog)", Options.BACKLOG, "drain");
+        txinbox(Options.BACKLOG).ifPresent(t -> runs.stream()
+                .filter(r -> r.mode().equals(Options.BACKLOG) && r.consumer().equals("txinbox") && r.oldRows() > 0)
+                .forEach(s -> ratios.put(String.format("txinbox over %,d old rows / txinbox (backlog)", s.oldRows()),
+                        s.throughput() / t.throughput())));
         return ratios;
     }
 
-    private Optional<RunResult> find(String consumer) {
-        return runs.stream().filter(r -> r.consumer().equals(consumer)).findFirst();
+    private void ratio(Map<String, Double> ratios, String label, String mode, String baseline) {
+        Optional<RunResult> other = runs.stream().filter(r -> r.mode().equals(mode) && r.consumer().equals(baseline))
+                .findFirst();
+        txinbox(mode).ifPresent(t -> other.ifPresent(o -> ratios.put(label, t.throughput() / o.throughput())));
+    }
+
+    /** The mode's reference txinbox run: flat out, no old rows. */
+    private Optional<RunResult> txinbox(String mode) {
+        return runs.stream().filter(r -> r.mode().equals(mode) && r.consumer().equals("txinbox") && r.paceRate() == 0
+                && r.oldRows() == 0).findFirst();
     }
 
     String markdown() {
@@ -48,22 +67,53 @@ final class Report {
         md.append("Command: `").append(options.command).append("`  \n");
         md.append("Stream: ").append(spec.describe()).append("  \n");
         md.append("Machine: ").append(machine.get("cores")).append(" cores, ").append(machine.get("cpu")).append(", ")
-                .append(machine.get("java")).append(", ").append(machine.get("broker")).append("\n\n");
+                .append(machine.get("java")).append(", ").append(machine.get("broker")).append("\n");
+        for (String mode : options.modes) {
+            List<RunResult> inMode = runs.stream().filter(r -> r.mode().equals(mode)).toList();
+            if (mode.equals(Options.BACKLOG)) {
+                backlogTable(md, inMode);
+            } else {
+                concurrentTable(md, inMode);
+            }
+        }
+        md.append("\n| ratio (throughput) | value |\n|---|--:|\n");
+        Map<String, Double> ratios = ratios();
+        ratios.entrySet().stream().filter(e -> !e.getKey().equals("txinbox / naive (concurrent)")
+                && !e.getKey().equals("txinbox / drain ceiling (backlog)"))
+                .forEach(e -> md.append(String.format("| %s | %.2f |%n", e.getKey(), e.getValue())));
+        return md.toString();
+    }
+
+    private static void concurrentTable(StringBuilder md, List<RunResult> runs) {
+        md.append("\n**Concurrent** (the stream sent while the consumer runs, after a warm-up; first send to last commit)\n\n");
         md.append("| run | consumer | workers | groups | messages | s | msg/s | consumer CPU ms/msg | PostgreSQL | broker"
-                + " | whole path | peak RSS MiB | latency p50/p95/p99 ms | oracle |\n");
-        md.append("|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|---|\n");
+                + " | whole path | SQS req/msg | peak RSS MiB | latency p50/p95/p99 ms | oracle |\n");
+        md.append("|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|---|\n");
         for (RunResult r : runs) {
-            md.append(String.format("| %s%s | %s | %d | %d | %d | %.1f | %.0f | %.3f | %.3f | %.3f | %.3f | %.0f | %s | %s |%n",
+            md.append(String.format("| %s%s | %s | %d | %d | %d | %.1f | %.0f | %.3f | %.3f | %.3f | %.3f | %.2f | %.0f"
+                    + " | %s | %s |%n",
                     r.name(), r.paceRate() > 0 ? String.format(" (sent at %.0f/s)", r.paceRate()) : "", r.consumer(),
-                    r.parallelism(), r.groups(), r.messages(), r.seconds(), r.throughput(), r.consumerCpuMs(),
-                    r.postgresCpuMs(), r.brokerCpuMs(), r.wholePathCpuMs(), r.peakRssMiB(),
+                    r.parallelism(), r.groups(), r.measuredMessages(), r.seconds(), r.throughput(), r.consumerCpuMs(),
+                    r.postgresCpuMs(), r.brokerCpuMs(), r.wholePathCpuMs(), r.sqsRequestsPerMessage(), r.peakRssMiB(),
                     r.latencyP99Ms() == null ? "" : String.format("%.0f / %.0f / %.0f", r.latencyP50Ms(), r.latencyP95Ms(),
                             r.latencyP99Ms()),
                     verdict(r)));
         }
-        md.append("\n| ratio | value |\n|---|--:|\n");
-        ratios().forEach((k, v) -> md.append(String.format("| %s | %.2f |%n", k, v)));
-        return md.toString();
+    }
+
+    private static void backlogTable(StringBuilder md, List<RunResult> runs) {
+        md.append("\n**Backlog** (the whole stream queued before the consumer starts; measured from 20 % done to the last"
+                + " message)\n\n");
+        md.append("| run | consumer | workers | groups | old inbox rows | messages measured | s | msg/s"
+                + " | consumer CPU ms/msg | PostgreSQL | broker | whole path | SQS req/msg | peak RSS MiB | oracle |\n");
+        md.append("|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|\n");
+        for (RunResult r : runs) {
+            md.append(String.format("| %s | %s | %d | %d | %,d | %d of %d | %.1f | %.0f | %.3f | %.3f | %.3f | %.3f | %.2f"
+                    + " | %.0f | %s |%n",
+                    r.name(), r.consumer(), r.parallelism(), r.groups(), r.oldRows(), r.measuredMessages(), r.messages(),
+                    r.seconds(), r.throughput(), r.consumerCpuMs(), r.postgresCpuMs(), r.brokerCpuMs(),
+                    r.wholePathCpuMs(), r.sqsRequestsPerMessage(), r.peakRssMiB(), verdict(r)));
+        }
     }
 
     private static String verdict(RunResult r) {

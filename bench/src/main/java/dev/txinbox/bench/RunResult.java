@@ -1,11 +1,18 @@
 package dev.txinbox.bench;
 
+import java.util.Map;
+
 /**
- * One measured run. Throughput counts every message sent (events, duplicates, poison) from the first send
- * to the last commit; CPU figures are milliseconds of CPU per message, measured from /proc.
+ * One measured run. {@code messages} is the stream (events, duplicates, poison); {@code measuredMessages}
+ * those inside the measured window: all of them in the concurrent mode (first send to last commit), those
+ * after the first 20 % in the backlog mode. Throughput and the CPU figures (milliseconds of CPU per
+ * message, from /proc) are over that window; {@code sqsRequestsPerMessage} is the consumer's SQS calls
+ * (not the producer's) per message in it, {@code sqsCalls} the service's by call.
  */
-public record RunResult(String name, String consumer, int parallelism, int groups, long messages, double paceRate,
-        double seconds, double throughput, double consumerCpuMs, double postgresCpuMs, double brokerCpuMs,
-        double wholePathCpuMs, double producerCpuMs, double peakRssMiB, Double latencyP50Ms, Double latencyP95Ms,
-        Double latencyP99Ms, Verifier.Verdict verdict, java.util.Map<String, Double> consumerThreadsCpuMs, String log) {
+public record RunResult(String name, String consumer, String mode, int parallelism, int groups, long messages,
+        long oldRows, long measuredMessages, double paceRate, double seconds, double throughput, double consumerCpuMs,
+        double postgresCpuMs, double brokerCpuMs, double wholePathCpuMs, double producerCpuMs,
+        Double sqsRequestsPerMessage, Map<String, Map<String, Double>> sqsCalls, double peakRssMiB,
+        Double latencyP50Ms, Double latencyP95Ms, Double latencyP99Ms, Verifier.Verdict verdict,
+        Map<String, Double> consumerThreadsCpuMs, OldRows.Load oldRowsLoad, String log) {
 }

@@ -93,6 +93,13 @@ public final class Service implements AutoCloseable {
                 + child.log());
     }
 
+    /** Its outcome and SQS request counters, from /q/metrics (cheap enough to poll every 250 ms). */
+    public ServiceCounters counters() throws IOException, InterruptedException {
+        HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + httpPort + "/q/metrics"))
+                .timeout(Duration.ofSeconds(10)).build();
+        return ServiceCounters.parse(http.send(request, HttpResponse.BodyHandlers.ofString()).body());
+    }
+
     /** The service's own counters (txinbox_* lines of /q/metrics, without histogram buckets) into {@code file}. */
     public void saveMetrics(Path file) {
         try {
