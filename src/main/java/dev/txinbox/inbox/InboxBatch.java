@@ -224,15 +224,15 @@ final class InboxBatch {
     }
 
     private InboxResult alreadyRecorded(InboxEvent event) {
-        InboxMessage existing = repository.findEntry(consumer, event.eventId())
+        InboxRepository.Recorded existing = repository.recorded(consumer, event.eventId())
                 .orElseThrow(() -> new IllegalStateException(
                         "event " + event.eventId() + " was claimed by another transaction but its row is gone"));
-        if (existing.payloadHash.equals(event.payloadHash())) {
+        if (existing.payloadHash().equals(event.payloadHash())) {
             return InboxResult.of(Outcome.DUPLICATE, event.eventId(), null);
         }
         String detail = "event id " + event.eventId() + " re-sent with a different payload: recorded hash "
-                + existing.payloadHash + ", received hash " + event.payloadHash();
-        LOG.warnf("conflict for consumer %s: %s; the recorded entry (%s) is kept", consumer, detail, existing.status);
+                + existing.payloadHash() + ", received hash " + event.payloadHash();
+        LOG.warnf("conflict for consumer %s: %s; the recorded entry (%s) is kept", consumer, detail, existing.status());
         return InboxResult.of(Outcome.CONFLICT, event.eventId(), detail);
     }
 

@@ -8,8 +8,9 @@ import java.sql.Timestamp;
 import java.sql.Types;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.function.IntFunction;
 
@@ -97,8 +98,8 @@ public class InboxRepository implements PanacheRepositoryBase<InboxMessage, Long
      * Claims the ids of a batch that were never seen, in one statement: event id to its claim (attempt 1).
      * The ids must be distinct. Ids that exist are left out of the answer, for {@link #claim}.
      */
-    public java.util.Map<String, Claim> claimNew(String consumer, List<Claimable> batch) {
-        java.util.Map<String, Claim> claimed = new java.util.HashMap<>();
+    public Map<String, Claim> claimNew(String consumer, List<Claimable> batch) {
+        Map<String, Claim> claimed = new HashMap<>();
         if (batch.isEmpty()) {
             return claimed;
         }
@@ -237,6 +238,24 @@ public class InboxRepository implements PanacheRepositoryBase<InboxMessage, Long
         session().doWork(connection -> update(connection, "update inbox_messages set status = ?, error_text = ?,"
                 + " processed_at = " + (status == InboxStatus.PARKED ? "null" : "now()") + " where id = ?",
                 status.name(), storable(errorText), id));
+    }
+
+    /** What a duplicate is compared with: the recorded payload hash and status of an event id. */
+    public record Recorded(String payloadHash, String status) {
+    }
+
+    /** The recorded hash and status of an event id, on the hot path (a redelivery): no entity, one indexed row. */
+    public Optional<Recorded> recorded(String consumer, String messageId) {
+        return session().doReturningWork(connection -> {
+            try (PreparedStatement ps = connection.prepareStatement("select payload_hash, status from inbox_messages"
+                    + " where consumer_name = ? and message_id = ?")) {
+                ps.setString(1, consumer);
+                ps.setString(2, messageId);
+                try (ResultSet rs = ps.executeQuery()) {
+                    return rs.next() ? Optional.of(new Recorded(rs.getString(1), rs.getString(2))) : Optional.empty();
+                }
+            }
+        });
     }
 
     public Optional<InboxMessage> findEntry(String consumer, String messageId) {

@@ -27,8 +27,11 @@ public interface ConsumersConfig {
         /** Dead-letter queue name: malformed messages are copied here with the reason. */
         String dlq();
 
-        /** Message groups processed at the same time (worker threads); one group is never processed in parallel. */
-        @WithDefault("16")
+        /**
+         * Worker threads, each running one batch (one transaction) at a time; one group is never in two
+         * batches at once.
+         */
+        @WithDefault("4")
         int parallelism();
 
         /**
@@ -39,7 +42,7 @@ public interface ConsumersConfig {
         int batchSize();
 
         /** Messages accepted from the channel but not finished, at most; beyond it, fetching waits. */
-        @WithDefault("80")
+        @WithDefault("200")
         int maxInFlight();
 
         /** The queue's visibility timeout: bounds how long a failed message holds back its group. */
