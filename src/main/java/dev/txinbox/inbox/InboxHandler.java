@@ -12,8 +12,14 @@ package dev.txinbox.inbox;
  * parked, so a parked event is known to be well-formed.</li>
  * <li>{@link #apply} decides first and writes second: it returns {@link HandlerResult#rejected} without
  * having changed anything, because a rejection commits (the inbox row records it).</li>
- * <li>Any other exception is transient: the whole transaction rolls back and the message is retried.</li>
+ * <li>Any other exception is transient: the message's work rolls back (to its savepoint; the rest of
+ * its batch commits) and the message is retried.</li>
  * </ul>
+ * A batch of messages shares one transaction and one persistence context, so a handler must not open,
+ * commit, roll back or suspend a transaction of its own ({@code REQUIRES_NEW}, {@code UserTransaction}),
+ * set or release savepoints, clear the {@code EntityManager}, or keep entities between calls. Work outside
+ * the database is not rolled back with the message and may run again if the batch is rerun: keep it
+ * idempotent. (docs/DESIGN.md, "What a handler may and may not do".)
  */
 public interface InboxHandler {
 

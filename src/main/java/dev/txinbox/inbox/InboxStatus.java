@@ -6,11 +6,8 @@ public enum InboxStatus {
     STALE,
     PARKED,
     REJECTED,
+    /** Never took effect: a redelivery or re-send claims it again (InboxRepository#claim). */
     FAILED,
-    DEAD;
-
-    /** FAILED and DEAD entries never took effect, so a redelivery or re-send may claim them again. */
-    public boolean reclaimable() {
-        return this == FAILED || this == DEAD;
-    }
+    /** Never took effect: a redelivery or re-send claims it again (InboxRepository#claim), like FAILED. */
+    DEAD
 }

@@ -5,8 +5,10 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
 import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.event.Observes;
 
 import dev.txinbox.inbox.Outcome;
+import io.quarkus.runtime.StartupEvent;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -27,9 +29,33 @@ public class InboxMetrics {
         this.registry = registry;
     }
 
+    /**
+     * Every counter of every consumer exists from the first scrape, at 0: {@code rate()} and the shipped
+     * alerts need a series before the first message of each outcome.
+     */
+    void registerCounters(@Observes StartupEvent started, ConsumersConfig consumers) {
+        for (String consumer : consumers.consumers().keySet()) {
+            for (Outcome outcome : Outcome.values()) {
+                meters(consumer, outcome);
+            }
+            heldBackCounter(consumer);
+            expiredCounter(consumer);
+            ackFailuresCounter(consumer);
+        }
+    }
+
     /** {@code txinbox_messages_total{consumer,outcome}} and {@code txinbox_processing_seconds}. */
     public void record(String consumer, Outcome outcome, Duration took, int attempts) {
-        OutcomeMeters meters = outcomes.computeIfAbsent(consumer + '\0' + outcome.label(), key -> new OutcomeMeters(
+        OutcomeMeters meters = meters(consumer, outcome);
+        if (attempts > 0) {
+            meters.attempts().record(attempts);
+        }
+        meters.messages().increment();
+        meters.processing().record(took);
+    }
+
+    private OutcomeMeters meters(String consumer, Outcome outcome) {
+        return outcomes.computeIfAbsent(consumer + '\0' + outcome.label(), key -> new OutcomeMeters(
                 Counter.builder("txinbox.messages")
                         .description("Received messages by final outcome")
                         .tags("consumer", consumer, "outcome", outcome.label())
@@ -45,11 +71,6 @@ public class InboxMetrics {
                         .publishPercentileHistogram()
                         .minimumExpectedValue(1.0).maximumExpectedValue(100.0)
                         .register(registry)));
-        if (attempts > 0) {
-            meters.attempts().record(attempts);
-        }
-        meters.messages().increment();
-        meters.processing().record(took);
     }
 
     /**
@@ -65,19 +86,32 @@ public class InboxMetrics {
 
     /** Messages released unprocessed so as not to overtake a failed message of their group. */
     public void heldBack(String consumer) {
-        Counter.builder("txinbox.held.back").description("Messages released behind a failed message of their group")
-                .tag("consumer", consumer).register(registry).increment();
+        heldBackCounter(consumer).increment();
     }
 
     /** Messages that waited past their visibility timeout and were left to their redelivery. */
     public void expired(String consumer) {
-        Counter.builder("txinbox.expired").description("Messages left to their redelivery after waiting past the visibility timeout")
-                .tag("consumer", consumer).register(registry).increment();
+        expiredCounter(consumer).increment();
     }
 
     /** Deletes or visibility changes SQS refused (the message comes back and is deduplicated). */
     public void ackFailed(String consumer) {
-        Counter.builder("txinbox.ack.failures").description("Delete or visibility calls refused by SQS")
-                .tag("consumer", consumer).register(registry).increment();
+        ackFailuresCounter(consumer).increment();
+    }
+
+    private Counter heldBackCounter(String consumer) {
+        return Counter.builder("txinbox.held.back").description("Messages released behind a failed message of their group")
+                .tag("consumer", consumer).register(registry);
+    }
+
+    private Counter expiredCounter(String consumer) {
+        return Counter.builder("txinbox.expired")
+                .description("Messages left to their redelivery after waiting past the visibility timeout")
+                .tag("consumer", consumer).register(registry);
+    }
+
+    private Counter ackFailuresCounter(String consumer) {
+        return Counter.builder("txinbox.ack.failures").description("Delete or visibility calls refused by SQS")
+                .tag("consumer", consumer).register(registry);
     }
 }

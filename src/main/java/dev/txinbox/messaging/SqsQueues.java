@@ -74,6 +74,21 @@ public class SqsQueues {
                 number(attributes.get(QueueAttributeName.APPROXIMATE_NUMBER_OF_MESSAGES_DELAYED)));
     }
 
+    /** The queue's redrive policy's maxReceiveCount; empty when it has no redrive policy. */
+    public Optional<Integer> maxReceiveCount(String queue) {
+        String policy = await(client.getQueueAttributes(r -> r.queueUrl(url(queue))
+                .attributeNames(QueueAttributeName.REDRIVE_POLICY))).attributes().get(QueueAttributeName.REDRIVE_POLICY);
+        if (policy == null || policy.isBlank()) {
+            return Optional.empty();
+        }
+        java.util.regex.Matcher count = java.util.regex.Pattern.compile("\"maxReceiveCount\"\\s*:\\s*\"?(\\d+)")
+                .matcher(policy);
+        if (!count.find()) {
+            throw new IllegalStateException("queue " + queue + " has a redrive policy without maxReceiveCount: " + policy);
+        }
+        return Optional.of(Integer.parseInt(count.group(1)));
+    }
+
     /** How long SQS keeps a message in the queue (so how late a redelivery can come). */
     public Duration retentionPeriod(String queue) {
         return Duration.ofSeconds(number(await(client.getQueueAttributes(r -> r.queueUrl(url(queue))

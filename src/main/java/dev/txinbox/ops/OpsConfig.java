@@ -6,7 +6,7 @@ import java.util.Optional;
 import io.smallrye.config.ConfigMapping;
 import io.smallrye.config.WithDefault;
 
-/** Health thresholds, retention and the admin API: {@code txinbox.ops.*} and {@code txinbox.admin.*}. */
+/** Health thresholds, retention and the admin API: {@code txinbox.health.*}, {@code txinbox.retention.*} and {@code txinbox.admin.*}. */
 public interface OpsConfig {
 
     @ConfigMapping(prefix = "txinbox.health")

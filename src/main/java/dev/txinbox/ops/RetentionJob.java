@@ -93,9 +93,7 @@ public class RetentionJob {
                     : config.dead()));
         }
         Run run = new Run(deleted, lockedOut, Duration.ofNanos(System.nanoTime() - started));
-        deleted.forEach((consumer, count) -> Counter.builder("txinbox.retention.deleted")
-                .description("Inbox rows deleted by the retention job").tag("consumer", consumer)
-                .register(registry).increment(count));
+        deleted.forEach((consumer, count) -> deletedCounter(consumer).increment(count));
         registry.counter("txinbox.retention.runs", "result", lockedOut ? "locked_out" : "completed").increment();
         LOG.infof("retention: deleted %d inbox rows %s in %d ms%s", run.total(), deleted, run.took().toMillis(),
                 lockedOut ? " (stopped: another instance holds the retention lock)" : "");
@@ -152,6 +150,22 @@ public class RetentionJob {
                 ps.executeUpdate();
             }
         }));
+    }
+
+    /**
+     * Every counter exists from the first scrape, at 0: an alert on {@code increase(…[1d]) == 0} needs a
+     * series to fire on, and {@code rate()} needs a first sample.
+     */
+    void registerCounters(@Observes StartupEvent started) {
+        consumers.consumers().keySet().forEach(consumer -> deletedCounter(consumer));
+        for (String result : new String[] { "completed", "locked_out" }) {
+            registry.counter("txinbox.retention.runs", "result", result);
+        }
+    }
+
+    private Counter deletedCounter(String consumer) {
+        return Counter.builder("txinbox.retention.deleted").description("Inbox rows deleted by the retention job")
+                .tag("consumer", consumer).register(registry);
     }
 
     /** Deduplication must outlive redeliveries: warn when a queue keeps messages longer than the inbox keeps ids. */

@@ -16,7 +16,11 @@ import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
+import jakarta.inject.Inject;
+
 import org.junit.jupiter.api.Test;
+
+import dev.txinbox.messaging.SqsQueues;
 
 import dev.txinbox.support.Metrics;
 import dev.txinbox.support.ServiceTest;
@@ -25,6 +29,9 @@ import io.quarkus.test.junit.QuarkusTest;
 /** What an operator and Prometheus see: health with the inbox's numbers, and the metric names of the contract. */
 @QuarkusTest
 class HealthAndMetricsTest extends ServiceTest {
+
+    @Inject
+    SqsQueues sqsQueues;
 
     @Test
     void livenessAndReadinessReportTheConsumerLoopAndTheInboxNumbers() {
@@ -62,12 +69,35 @@ class HealthAndMetricsTest extends ServiceTest {
         }
 
         Set<String> exposed = names(scrape, Pattern.compile("^(txinbox_[a-z_]+)", Pattern.MULTILINE));
-        // Counters appear once something happened; the retention counter after its first run.
-        exposed.add("txinbox_retention_deleted_total");
         String dashboard = Files.readString(Path.of("docs/grafana-dashboard.json"));
         Set<String> used = names(dashboard, Pattern.compile("(txinbox_[a-z_]+)"));
         used.removeIf(name -> exposed.contains(name) || exposed.contains(name.replaceAll("_(bucket|count|sum)$", "")));
         assertTrue(used.isEmpty(), "the dashboard uses metrics the service does not expose: " + used);
+    }
+
+    @Test
+    void everyCounterOfEveryConsumerExistsFromTheFirstScrape() {
+        // The ledger consumer never sees most outcomes in these tests, and retention never ran: the series
+        // must exist all the same, or rate() and the shipped alerts have nothing to work on.
+        String scrape = Metrics.scrape();
+        for (String consumer : new String[] { "orders", "ledger" }) {
+            for (String outcome : new String[] { "processed", "duplicate", "conflict", "stale", "parked", "rejected",
+                    "retried", "dead_lettered" }) {
+                String series = "txinbox_messages_total{consumer=\"" + consumer + "\",outcome=\"" + outcome + "\"}";
+                assertTrue(scrape.contains(series), series + " missing");
+            }
+            for (String counter : new String[] { "txinbox_retention_deleted_total", "txinbox_held_back_total",
+                    "txinbox_expired_total", "txinbox_ack_failures_total" }) {
+                assertTrue(scrape.contains(counter + "{consumer=\"" + consumer + "\"}"), counter + " of " + consumer + " missing");
+            }
+        }
+        assertTrue(scrape.contains("txinbox_retention_runs_total{result=\"completed\"}"));
+    }
+
+    @Test
+    void theQueuesRedrivePolicyIsReadAsTheStartUpCheckReadsIt() {
+        // The test queues move a message to their DLQ after 10 receives: comfortable for 5 attempts.
+        assertTrue(sqsQueues.maxReceiveCount("orders.fifo").orElseThrow() == 10);
     }
 
     private static Set<String> names(String text, Pattern pattern) {
