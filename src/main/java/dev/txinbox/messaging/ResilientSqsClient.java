@@ -58,7 +58,7 @@ final class ResilientSqsClient implements SqsAsyncClient {
     @Override
     public CompletableFuture<ReceiveMessageResponse> receiveMessage(ReceiveMessageRequest request) {
         if (!connectivity.receiving()) {
-            return CompletableFuture.completedFuture(NOTHING);
+            return stopped();
         }
         connectivity.polled(request.queueUrl());
         Duration wait = connectivity.waitBeforeCall();
@@ -83,7 +83,7 @@ final class ResilientSqsClient implements SqsAsyncClient {
                     if (!connectivity.receiving()) {
                         // Returned while the service stops: the connector would drop these; the receiver's
                         // stop hands them back to the queue.
-                        return CompletableFuture.completedFuture(NOTHING);
+                        return stopped();
                     }
                     return CompletableFuture.completedFuture(response);
                 }
@@ -168,6 +168,16 @@ final class ResilientSqsClient implements SqsAsyncClient {
     @Override
     public void close() {
         // The Quarkus extension owns the delegate and closes it.
+    }
+
+    /**
+     * The answer to a receive once the service stops: none, ever. An empty answer would make the
+     * connector's poll loop schedule its next poll on an executor the connector shuts down a moment
+     * later, and every stop would log three ERRORs (SRMSG19302, SRMSG00201) with a
+     * RejectedExecutionException. A poll that never returns schedules nothing; it ends with the JVM.
+     */
+    private static CompletableFuture<ReceiveMessageResponse> stopped() {
+        return new CompletableFuture<>();
     }
 
     private static Executor after(Duration delay) {

@@ -22,7 +22,8 @@ import dev.txinbox.messaging.SqsInboxReceiver;
  * A second consumer, "ledger", living only in the tests: the whole of it is this class plus the
  * configuration in {@link ElasticMqResource}. Its payload scripts its behaviour:
  * {@code failTimes} (throw after writing, on the first N attempts), {@code sleepMs} (work slowly),
- * {@code reject} (a business rejection), {@code ref} (insert a row with that unique key: a second event
+ * {@code reject} (a business rejection), {@code hold} (wait, inside the transaction, until the test calls
+ * {@link #release}), {@code ref} (insert a row with that unique key: a second event
  * with the same ref violates the constraint), {@code touch} (keys of shared counters to increment, in that
  * order, pausing {@code touchPauseMs} after each: two batches touching them in opposite orders deadlock).
  */
@@ -34,6 +35,9 @@ public class LedgerConsumer implements InboxHandler {
     private final EntityManager entityManager;
     private final SqsInboxReceiver receiver;
     private final Map<String, AtomicInteger> attempts = new ConcurrentHashMap<>();
+    /** Events whose handler waits, inside its transaction, until the test lets it go ({@code hold}). */
+    private final Map<String, java.util.concurrent.CountDownLatch> held = new ConcurrentHashMap<>();
+    private final Map<String, java.util.concurrent.CountDownLatch> running = new ConcurrentHashMap<>();
 
     public LedgerConsumer(EntityManager entityManager, SqsInboxReceiver receiver) {
         this.entityManager = entityManager;
@@ -80,6 +84,10 @@ public class LedgerConsumer implements InboxHandler {
             sleep(event.payload().path("touchPauseMs").asLong(0));
         }
         sleep(event.payload().path("sleepMs").asLong(0));
+        if (event.payload().path("hold").asBoolean(false)) {
+            started(event.eventId()).countDown();
+            await(held.computeIfAbsent(event.eventId(), id -> new java.util.concurrent.CountDownLatch(1)));
+        }
         int attempt = attempts.computeIfAbsent(event.eventId(), id -> new AtomicInteger()).incrementAndGet();
         if (attempt <= event.payload().path("failTimes").asInt(0)) {
             throw new IllegalStateException("scripted failure " + attempt + " of event " + event.eventId());
@@ -87,6 +95,31 @@ public class LedgerConsumer implements InboxHandler {
         entityManager.createNativeQuery("update ledger_entries set finished_at = ?1 where event_id = ?2")
                 .setParameter(1, Instant.now()).setParameter(2, event.eventId()).executeUpdate();
         return HandlerResult.success();
+    }
+
+    /** Waits until the handler of a held event has started (it is then inside its transaction). */
+    public boolean awaitStarted(String eventId) throws InterruptedException {
+        return started(eventId).await(30, java.util.concurrent.TimeUnit.SECONDS);
+    }
+
+    /** Lets a held event's handler finish. */
+    public void release(String eventId) {
+        held.computeIfAbsent(eventId, id -> new java.util.concurrent.CountDownLatch(1)).countDown();
+    }
+
+    private java.util.concurrent.CountDownLatch started(String eventId) {
+        return running.computeIfAbsent(eventId, id -> new java.util.concurrent.CountDownLatch(1));
+    }
+
+    private static void await(java.util.concurrent.CountDownLatch latch) {
+        try {
+            if (!latch.await(30, java.util.concurrent.TimeUnit.SECONDS)) {
+                throw new IllegalStateException("a held event was never released");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
     }
 
     private static void sleep(long millis) {
