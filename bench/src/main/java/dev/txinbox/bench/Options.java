@@ -21,7 +21,7 @@ final class Options {
     int curveMessages = 20_000;
     int pacedSeconds = 30;
     int warmUp = 10_000;
-    int parallelism = 16;
+    int parallelism = 4; // the service's default
     List<Integer> parallelismCurve = List.of(1, 2, 4, 8);
     List<Integer> groupCurve = List.of(1, 10, 1000);
     double duplicates = 0.05;
