@@ -7,8 +7,8 @@ import java.sql.SQLException;
 import java.sql.Statement;
 
 /**
- * The scale point's history: N inbox rows a long-running consumer would have left behind (PROCESSED, a
- * month old, short bodies), so that the claim's unique index and the table are the size of a real
+ * The scale point's history: N inbox rows a long-running consumer would have left behind (PROCESSED,
+ * 1 to 13 days old, inside the default retention, short bodies), so that the claim's unique index and the table are the size of a real
  * inbox's, not of an empty one. Their message ids ({@code old-0000000001}) cannot meet the stream's
  * ({@code evt-…}); zero-padded, they arrive in index order, which keeps the load fast (~170k rows/s here).
  */
@@ -29,13 +29,15 @@ public final class OldRows {
         long started = System.nanoTime();
         try (Connection db = DriverManager.getConnection(jdbcUrl, "postgres", "");
                 Statement s = db.createStatement()) {
-            // One statement: a single transaction and no round trips; 100 ms apart puts 10 M rows in ~12 days.
+            // One statement: a single transaction and no round trips; 100 ms apart puts 10 M rows in ~12 days,
+            // all younger than the default retention (14 days): retention must find nothing to delete in the
+            // window (it deleted every old row while the first 10 M run was measured).
             s.execute("insert into inbox_messages (consumer_name, message_id, status, event_type, aggregate_id,"
                     + " sequence_number, payload_hash, body, attempt_count, received_at, processed_at)"
                     + " select 'orders', '" + ID_PREFIX + "' || lpad(g::text, 10, '0'), 'PROCESSED', 'ORDER_CREATED',"
                     + " 'old-ord-' || g, 1, md5(g::text), '{}', 1,"
-                    + " now() - interval '30 days' + g * interval '100 ms',"
-                    + " now() - interval '30 days' + g * interval '100 ms'"
+                    + " now() - interval '13 days' + g * interval '100 ms',"
+                    + " now() - interval '13 days' + g * interval '100 ms'"
                     + " from generate_series(1, " + count + ") g");
             long inserted = System.nanoTime();
             // A real inbox of this size has been vacuumed and analysed long ago: the planner must see its size,
