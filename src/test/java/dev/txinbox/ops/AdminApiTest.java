@@ -18,6 +18,7 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 import dev.txinbox.support.LedgerConsumer;
+import dev.txinbox.support.Metrics;
 import dev.txinbox.support.ServiceTest;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.specification.RequestSpecification;
@@ -54,6 +55,38 @@ class AdminApiTest extends ServiceTest {
         admin().post("/admin/dlq/orders/redrive?max=0").then().statusCode(400);
         admin().post("/admin/inbox/nobody/x/replay").then().statusCode(404);
         admin().get("/admin/inbox/orders/no-such-event").then().statusCode(404);
+    }
+
+    @Test
+    void hostileInputGetsA4xxWithAJsonProblemNeverA500() {
+        String[] gets = { "/admin/inbox?page=abc", "/admin/inbox?size=1e3", "/admin/inbox?page=99999999&size=200",
+                "/admin/inbox?page=2147483647", "/admin/inbox?size=-5", "/admin/inbox?consumer=" + "c".repeat(300),
+                "/admin/inbox/orders/a%2Fb", "/admin/inbox/orders/a.b..c", "/admin/inbox/orders/%E2%9C%93-caf%C3%A9",
+                "/admin/inbox/orders/" + "x".repeat(10_000), "/admin/inbox/nobody/x", "/admin/no-such-thing",
+                "/admin/inbox?aggregateId=%00" };
+        for (String path : gets) {
+            // Sent as written: %2F is a slash inside the id, %00 a NUL, and so on.
+            var response = admin().urlEncodingEnabled(false).body("{\"ignored\":true}").get(path).then().extract();
+            assertTrue(response.statusCode() >= 400 && response.statusCode() < 500, path + " -> " + response.statusCode());
+            assertTrue(response.contentType().startsWith("application/json"), path + " -> " + response.contentType());
+            assertTrue(response.body().jsonPath().getString("error") != null, path + " -> " + response.body().asString());
+        }
+        for (String path : new String[] { "/admin/dlq/orders/redrive?max=abc", "/admin/dlq/orders/redrive?max=5000",
+                "/admin/dlq/nobody/redrive", "/admin/streams/orders/" + "y".repeat(10_000) + "/release",
+                "/admin/inbox/orders/%F0%9F%92%A5/replay" }) {
+            var response = admin().urlEncodingEnabled(false).post(path).then().extract();
+            assertTrue(response.statusCode() >= 400 && response.statusCode() < 500, path + " -> " + response.statusCode());
+            assertTrue(response.body().jsonPath().getString("error") != null, path + " -> " + response.body().asString());
+        }
+    }
+
+    @Test
+    void failedSignInsAreCountedAndLoggedWithoutTheToken() {
+        double before = Metrics.value("txinbox_admin_auth_failures_total", "reason", "wrong_token");
+        given().header("Authorization", "Bearer not-the-token-s3cr3t").get("/admin/stats").then().statusCode(401);
+        assertEquals(before + 1, Metrics.value("txinbox_admin_auth_failures_total", "reason", "wrong_token"));
+        given().get("/admin/stats").then().statusCode(401);
+        assertTrue(Metrics.value("txinbox_admin_auth_failures_total", "reason", "missing_token") >= 1);
     }
 
     @Test

@@ -22,4 +22,12 @@ public final class Metrics {
         Matcher m = line.matcher(scrape());
         return m.find() ? Double.parseDouble(m.group(1)) : 0.0;
     }
+
+    /** A series with one label, 0 when not yet counted. */
+    public static double value(String name, String label, String labelValue) {
+        Pattern line = Pattern.compile("^" + Pattern.quote(name) + "\\{(?=[^}]*" + Pattern.quote(label) + "=\""
+                + Pattern.quote(labelValue) + "\")[^}]*\\} (\\S+)$", Pattern.MULTILINE);
+        Matcher m = line.matcher(scrape());
+        return m.find() ? Double.parseDouble(m.group(1)) : 0.0;
+    }
 }

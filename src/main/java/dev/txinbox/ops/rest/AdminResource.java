@@ -48,6 +48,8 @@ public class AdminResource {
 
     static final int MAX_PAGE_SIZE = 200;
     static final int MAX_REDRIVE = 1000;
+    /** page × size must stay a valid row offset: 200 × 10,000,000 does. */
+    static final int MAX_PAGE = 10_000_000;
     private static final int MAX_ID_LENGTH = 200;
 
     private final Inbox inbox;
@@ -91,10 +93,9 @@ public class AdminResource {
     @Operation(summary = "Inbox entries, newest first, filtered and paged (size at most 200)")
     public AdminViews.Page list(@QueryParam("status") String status, @QueryParam("consumer") String consumer,
             @QueryParam("aggregateId") String aggregateId, @QueryParam("from") String from, @QueryParam("to") String to,
-            @QueryParam("page") @DefaultValue("0") int page, @QueryParam("size") @DefaultValue("50") int size) {
-        if (page < 0 || size < 1 || size > MAX_PAGE_SIZE) {
-            throw badRequest("page must be >= 0 and size between 1 and " + MAX_PAGE_SIZE);
-        }
+            @QueryParam("page") @DefaultValue("0") String pageParam, @QueryParam("size") @DefaultValue("50") String sizeParam) {
+        int page = number("page", pageParam, 0, MAX_PAGE);
+        int size = number("size", sizeParam, 1, MAX_PAGE_SIZE);
         StringBuilder where = new StringBuilder("1 = 1");
         Map<String, Object> parameters = new HashMap<>();
         if (status != null) {
@@ -155,11 +156,10 @@ public class AdminResource {
     @POST
     @Path("/dlq/{consumer}/redrive")
     @Operation(summary = "Move up to max (default 10, at most 1000) dead-lettered messages back to the source queue")
-    public AdminViews.Redrive redrive(@PathParam("consumer") String consumer, @QueryParam("max") @DefaultValue("10") int max) {
+    public AdminViews.Redrive redrive(@PathParam("consumer") String consumer,
+            @QueryParam("max") @DefaultValue("10") String maxParam) {
         ConsumersConfig.Consumer settings = consumer(consumer);
-        if (max < 1 || max > MAX_REDRIVE) {
-            throw badRequest("max must be between 1 and " + MAX_REDRIVE);
-        }
+        int max = number("max", maxParam, 1, MAX_REDRIVE);
         int moved;
         try {
             moved = queues.redrive(settings.dlq(), settings.queue(), max);
@@ -202,7 +202,23 @@ public class AdminResource {
         if (value == null || value.isBlank() || value.length() > MAX_ID_LENGTH) {
             throw badRequest(name + " must be 1-" + MAX_ID_LENGTH + " characters");
         }
+        if (value.chars().anyMatch(Character::isISOControl)) {
+            throw badRequest(name + " must not contain control characters");
+        }
         return value;
+    }
+
+    /** A whole number in range, or a 400 that says so (a query parameter JAX-RS failed to convert is a bare 404). */
+    private static int number(String name, String value, int min, int max) {
+        try {
+            int n = Integer.parseInt(value.strip());
+            if (n >= min && n <= max) {
+                return n;
+            }
+        } catch (NumberFormatException e) {
+            // falls through to the same answer
+        }
+        throw badRequest(name + " must be a whole number from " + min + " to " + max);
     }
 
     private static InboxStatus status(String value) {
