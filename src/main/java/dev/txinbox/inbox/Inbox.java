@@ -113,6 +113,11 @@ public class Inbox {
                 failures.putAll(batch.failures());
                 break;
             } catch (InboxBatch.Doomed doomed) {
+                if (failurePolicy.isOutage(doomed.getCause())) {
+                    // Not the message's fault: every message waits for the database, none is singled out.
+                    batchFailed(handler, entries, failures, results, retry, (RuntimeException) doomed.getCause());
+                    return;
+                }
                 if (failurePolicy.isContention(doomed.getCause()) && ++contentions <= MAX_CONTENTION_RERUNS) {
                     LOG.debugf("batch of %d met another transaction (%s); running it again", entries.size(),
                             failurePolicy.describe(doomed.getCause()));
