@@ -219,7 +219,7 @@ final class InboxBatch {
         if (result.applied()) {
             return InboxResult.settled(Outcome.PROCESSED, event.eventId(), null, claim.attempt());
         }
-        repository.finish(claim.id(), InboxStatus.REJECTED, result.reason());
+        repository.reject(claim.id(), result.reason());
         return InboxResult.settled(Outcome.REJECTED, event.eventId(), result.reason(), claim.attempt());
     }
 

@@ -7,7 +7,6 @@ import java.sql.SQLException;
 import java.sql.Timestamp;
 import java.sql.Types;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -233,11 +232,10 @@ public class InboxRepository implements PanacheRepositoryBase<InboxMessage, Long
         });
     }
 
-    /** Sets the final status of a claimed row; PARKED rows are not finished yet, so get no processed_at. */
-    public void finish(long id, InboxStatus status, String errorText) {
+    /** A claimed event the handler rejected: final, with its reason. (Parking and staleness are StreamOrdering's.) */
+    public void reject(long id, String reason) {
         session().doWork(connection -> update(connection, "update inbox_messages set status = ?, error_text = ?,"
-                + " processed_at = " + (status == InboxStatus.PARKED ? "null" : "now()") + " where id = ?",
-                status.name(), storable(errorText), id));
+                + " processed_at = now() where id = ?", InboxStatus.REJECTED.name(), storable(reason), id));
     }
 
     /** What a duplicate is compared with: the recorded payload hash and status of an event id. */

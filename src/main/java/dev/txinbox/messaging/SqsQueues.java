@@ -1,7 +1,6 @@
 package dev.txinbox.messaging;
 
 import java.time.Duration;
-import java.time.Instant;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Optional;
@@ -14,8 +13,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 import jakarta.enterprise.context.ApplicationScoped;
-
-import org.jboss.logging.Logger;
 
 import software.amazon.awssdk.services.sqs.SqsAsyncClient;
 import software.amazon.awssdk.services.sqs.model.Message;
@@ -30,7 +27,6 @@ import software.amazon.awssdk.services.sqs.model.QueueAttributeName;
 @ApplicationScoped
 public class SqsQueues {
 
-    private static final Logger LOG = Logger.getLogger(SqsQueues.class);
     private static final Duration CALL_TIMEOUT = Duration.ofSeconds(30);
 
     private final SqsAsyncClient client;
