@@ -40,7 +40,7 @@ import dev.txinbox.support.TestQueues;
  */
 class GracefulShutdownIT {
 
-    private static final String DATABASE = "txinbox_it";
+    private static final String DATABASE = System.getenv().getOrDefault("TXINBOX_TEST_DB", "txinbox_test") + "_it";
     private static final String JDBC = "jdbc:postgresql://127.0.0.1:5432/" + DATABASE;
     private static final int ORDERS = 400;
 
@@ -49,7 +49,7 @@ class GracefulShutdownIT {
 
     @BeforeAll
     static void infrastructure() throws Exception {
-        endpoint = broker.start().get("txinbox.test.sqs-endpoint");
+        endpoint = broker.start().get("test.sqs-endpoint");
         try (Connection c = DriverManager.getConnection("jdbc:postgresql://127.0.0.1:5432/postgres", "postgres", null);
                 Statement s = c.createStatement()) {
             s.execute("drop database if exists " + DATABASE + " with (force)");

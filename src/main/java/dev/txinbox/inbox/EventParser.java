@@ -8,6 +8,7 @@ import java.time.format.DateTimeParseException;
 import java.util.HexFormat;
 
 import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.StreamReadFeature;
@@ -17,6 +18,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.txinbox.config.TxinboxConfig;
 
 /**
  * Turns a raw body into an {@link InboxEvent}, or says precisely why it cannot
@@ -37,8 +39,13 @@ public class EventParser {
             .build();
     private final int maxBodyBytes;
 
-    public EventParser(InboxConfig config) {
-        this.maxBodyBytes = config.maxBodyBytes();
+    @Inject
+    public EventParser(TxinboxConfig config) {
+        this(config.inbox().maxBodyBytes());
+    }
+
+    public EventParser(int maxBodyBytes) {
+        this.maxBodyBytes = maxBodyBytes;
     }
 
     public InboxEvent parse(String body, String eventIdAttribute) {

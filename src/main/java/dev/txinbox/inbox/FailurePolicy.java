@@ -6,6 +6,7 @@ import java.time.Duration;
 import java.util.concurrent.ThreadLocalRandom;
 
 import jakarta.enterprise.context.ApplicationScoped;
+import dev.txinbox.config.TxinboxConfig;
 
 /**
  * What a failure means, in one place:
@@ -21,7 +22,7 @@ import jakarta.enterprise.context.ApplicationScoped;
  * <li><b>contention</b>: a deadlock or serialization failure ({@link #isContention}). Nobody's fault:
  * the batch runs again at once, counting nothing.</li>
  * <li><b>transient</b>: everything else (a timeout, a bug, a downstream refusal). Rolled back, counted as
- * an attempt, retried after {@link #retryDelay}; after {@link RetrySettings#maxAttempts()} attempts the
+ * an attempt, retried after {@link #retryDelay}; after {@link TxinboxConfig.Retry#maxAttempts()} attempts the
  * message is dead-lettered.</li>
  * </ul>
  */
@@ -87,7 +88,7 @@ public class FailurePolicy {
         return false;
     }
 
-    public boolean exhausted(int attempts, RetrySettings settings) {
+    public boolean exhausted(int attempts, TxinboxConfig.Retry settings) {
         return attempts >= settings.maxAttempts();
     }
 
@@ -96,7 +97,7 @@ public class FailurePolicy {
      * (half fixed, half random) so that a burst of failures does not come back as a burst. Whole
      * seconds, at least one: SQS visibility has one-second resolution and zero would be a hot loop.
      */
-    public Duration retryDelay(int attempt, RetrySettings settings) {
+    public Duration retryDelay(int attempt, TxinboxConfig.Retry settings) {
         long baseMillis = settings.base().toMillis();
         long capMillis = settings.cap().toMillis();
         int exponent = Math.min(Math.max(attempt, 1) - 1, 30);

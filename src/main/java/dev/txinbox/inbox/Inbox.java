@@ -16,6 +16,7 @@ import jakarta.enterprise.inject.Instance;
 
 import org.jboss.logging.Logger;
 
+import dev.txinbox.config.TxinboxConfig;
 import dev.txinbox.ordering.StreamOrdering;
 import io.quarkus.narayana.jta.QuarkusTransaction;
 
@@ -60,7 +61,7 @@ public class Inbox {
     }
 
     /** One message alone: a batch of one. */
-    public InboxResult receive(IncomingMessage message, RetrySettings retry) {
+    public InboxResult receive(IncomingMessage message, TxinboxConfig.Retry retry) {
         return receive(List.of(message), retry).get(0);
     }
 
@@ -72,7 +73,7 @@ public class Inbox {
      * not yet recorded as DEAD: the transport first copies the message to its dead-letter queue, then
      * calls {@link #recordDeadLetter}).
      */
-    public List<InboxResult> receive(List<IncomingMessage> messages, RetrySettings retry) {
+    public List<InboxResult> receive(List<IncomingMessage> messages, TxinboxConfig.Retry retry) {
         InboxResult[] results = new InboxResult[messages.size()];
         List<InboxBatch.Entry> entries = new ArrayList<>();
         InboxHandler handler = null;
@@ -100,7 +101,7 @@ public class Inbox {
      * event that does so while drained. A deadlock or serialization failure reruns the batch unchanged.
      * The attempts of failed messages are recorded after the commit, each in a transaction of its own.
      */
-    private void run(InboxHandler handler, List<InboxBatch.Entry> entries, InboxResult[] results, RetrySettings retry) {
+    private void run(InboxHandler handler, List<InboxBatch.Entry> entries, InboxResult[] results, TxinboxConfig.Retry retry) {
         Map<Integer, RuntimeException> failures = new LinkedHashMap<>();
         Map<Long, String> poisonedParked = new HashMap<>();
         int contentions = 0;
@@ -148,7 +149,7 @@ public class Inbox {
      * that the one at fault is found and only it counts an attempt.
      */
     private void batchFailed(InboxHandler handler, List<InboxBatch.Entry> entries,
-            Map<Integer, RuntimeException> failures, InboxResult[] results, RetrySettings retry, RuntimeException e) {
+            Map<Integer, RuntimeException> failures, InboxResult[] results, TxinboxConfig.Retry retry, RuntimeException e) {
         String error = failurePolicy.describe(e);
         if (failurePolicy.isOutage(e) || failurePolicy.isContention(e) || entries.size() == 1) {
             for (InboxBatch.Entry entry : entries) {
@@ -182,7 +183,7 @@ public class Inbox {
 
     /** Decides what a failed message means and records the attempt (outside the batch's transaction). */
     private InboxResult failed(IncomingMessage message, InboxEvent event, RuntimeException failure,
-            RetrySettings retry) {
+            TxinboxConfig.Retry retry) {
         String error = failurePolicy.describe(failure);
         if (failurePolicy.isPermanent(failure)) {
             return InboxResult.of(Outcome.DEAD_LETTERED, event.eventId(), error);
@@ -243,7 +244,7 @@ public class Inbox {
      * idempotent: a processed entry comes back as a duplicate; a FAILED or DEAD one is tried anew.
      * Empty when there is no such entry.
      */
-    public Optional<InboxResult> replay(String consumer, String messageId, RetrySettings retry) {
+    public Optional<InboxResult> replay(String consumer, String messageId, TxinboxConfig.Retry retry) {
         Optional<InboxMessage> entry = QuarkusTransaction.requiringNew()
                 .call(() -> repository.findEntry(consumer, messageId));
         return entry.map(e -> {

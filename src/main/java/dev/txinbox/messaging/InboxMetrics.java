@@ -7,6 +7,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
 
+import dev.txinbox.config.TxinboxConfig;
 import dev.txinbox.inbox.Outcome;
 import io.quarkus.runtime.StartupEvent;
 import io.micrometer.core.instrument.Counter;
@@ -33,8 +34,8 @@ public class InboxMetrics {
      * Every counter of every consumer exists from the first scrape, at 0: {@code rate()} and the shipped
      * alerts need a series before the first message of each outcome.
      */
-    void registerCounters(@Observes StartupEvent started, ConsumersConfig consumers) {
-        for (String consumer : consumers.consumers().keySet()) {
+    void registerCounters(@Observes StartupEvent started, TxinboxConfig config) {
+        for (String consumer : config.consumers().keySet()) {
             for (Outcome outcome : Outcome.values()) {
                 meters(consumer, outcome);
             }

@@ -9,6 +9,7 @@ import jakarta.enterprise.event.Observes;
 import org.jboss.logging.Logger;
 
 import io.quarkus.runtime.StartupEvent;
+import dev.txinbox.config.TxinboxConfig;
 
 /**
  * SQS's own redrive policy moves a message to the queue's DLQ after {@code maxReceiveCount} receives,
@@ -26,8 +27,8 @@ public class RedrivePolicyCheck {
     /** Receives allowed per attempt: one for the attempt, one for a hold-back or an outage on the way. */
     static final int RECEIVES_PER_ATTEMPT = 2;
 
-    void check(@Observes StartupEvent started, ConsumersConfig consumers, SqsQueues queues) {
-        CompletableFuture.runAsync(() -> consumers.consumers().forEach((consumer, settings) -> {
+    void check(@Observes StartupEvent started, TxinboxConfig config, SqsQueues queues) {
+        CompletableFuture.runAsync(() -> config.consumers().forEach((consumer, settings) -> {
             try {
                 problem(consumer, settings.queue(), queues.maxReceiveCount(settings.queue()),
                         settings.retry().maxAttempts()).ifPresent(LOG::error);

@@ -16,6 +16,7 @@ import jakarta.enterprise.context.ApplicationScoped;
 
 import org.jboss.logging.Logger;
 
+import dev.txinbox.config.TxinboxConfig;
 import dev.txinbox.inbox.FailurePolicy;
 import dev.txinbox.inbox.Inbox;
 import dev.txinbox.inbox.InboxResult;
@@ -73,7 +74,7 @@ public class Settlement {
     }
 
     /** Settles a committed batch with SQS; returns each message's final outcome, in order. */
-    List<Outcome> settle(String consumer, ConsumersConfig.Consumer settings, List<SqsDelivery> deliveries,
+    List<Outcome> settle(String consumer, TxinboxConfig.Consumer settings, List<SqsDelivery> deliveries,
             List<InboxResult> results) {
         List<Outcome> outcomes = new ArrayList<>(deliveries.size());
         List<SqsDelivery> deletes = new ArrayList<>();
@@ -111,7 +112,7 @@ public class Settlement {
     }
 
     /** Holds the group of a message that will be retried and says when it should come back. */
-    private Duration retryDelay(String consumer, ConsumersConfig.Consumer settings, SqsDelivery delivery,
+    private Duration retryDelay(String consumer, TxinboxConfig.Consumer settings, SqsDelivery delivery,
             InboxResult result) {
         Duration delay = result.retryDelay() != null ? result.retryDelay() : FailurePolicy.OUTAGE_DELAY;
         if (result.outage()) {
@@ -129,7 +130,7 @@ public class Settlement {
      * Copy first, then record, then delete: nothing leaves the queue without a copy in the DLQ. Returns
      * the result to settle with: dead-lettered, or a retry when the copy or the record failed.
      */
-    private InboxResult deadLetter(String consumer, ConsumersConfig.Consumer settings, SqsDelivery delivery,
+    private InboxResult deadLetter(String consumer, TxinboxConfig.Consumer settings, SqsDelivery delivery,
             InboxResult result) {
         String reason = result.attempts() > 0 ? "gave up after " + result.attempts() + " attempts" : "invalid message";
         try {

@@ -15,6 +15,7 @@ import jakarta.enterprise.event.Observes;
 import org.eclipse.microprofile.reactive.messaging.Message;
 import org.jboss.logging.Logger;
 
+import dev.txinbox.config.TxinboxConfig;
 import dev.txinbox.inbox.FailurePolicy;
 import dev.txinbox.inbox.Inbox;
 import dev.txinbox.inbox.InboxResult;
@@ -45,7 +46,7 @@ public class SqsInboxReceiver {
     private final GroupFence fence;
     private final FailurePolicy failurePolicy;
     private final InboxMetrics metrics;
-    private final ConsumersConfig config;
+    private final TxinboxConfig config;
     private final DatabaseGate databaseGate;
     private final SqsConnectivity connectivity;
     private final ReceivedMessages received;
@@ -54,7 +55,7 @@ public class SqsInboxReceiver {
     private volatile boolean stopping;
 
     public SqsInboxReceiver(Inbox inbox, Settlement settlement, GroupFence fence, FailurePolicy failurePolicy,
-            InboxMetrics metrics, ConsumersConfig config, DatabaseGate databaseGate, SqsConnectivity connectivity,
+            InboxMetrics metrics, TxinboxConfig config, DatabaseGate databaseGate, SqsConnectivity connectivity,
             ReceivedMessages received) {
         this.inbox = inbox;
         this.settlement = settlement;
@@ -69,7 +70,7 @@ public class SqsInboxReceiver {
 
     /** Accepts one message of {@code consumer}'s channel; the stage completes when the channel may fetch on. */
     public CompletionStage<Void> accept(String consumer, Message<String> message) {
-        ConsumersConfig.Consumer settings = settings(consumer);
+        TxinboxConfig.Consumer settings = settings(consumer);
         SqsIncomingMetadata metadata = message.getMetadata(SqsIncomingMetadata.class).orElse(null);
         if (metadata == null) {
             LOG.errorf("consumer %s received a message without SQS metadata; ignored", consumer);
@@ -88,7 +89,7 @@ public class SqsInboxReceiver {
         return databaseGate.isOpen() ? room : room.thenCombine(databaseGate.whenOpen(), (a, b) -> null);
     }
 
-    private void process(String consumer, ConsumersConfig.Consumer settings, List<SqsDelivery> batch) {
+    private void process(String consumer, TxinboxConfig.Consumer settings, List<SqsDelivery> batch) {
         ConsumerProgress consumerProgress = progress(consumer);
         try {
             databaseGate.awaitOpen();
@@ -106,7 +107,7 @@ public class SqsInboxReceiver {
             deliveries.forEach(d -> messages.add(d.toIncoming(consumer)));
             List<InboxResult> results;
             try {
-                results = inbox.receive(messages, settings.retrySettings());
+                results = inbox.receive(messages, settings.retry());
             } catch (RuntimeException e) {
                 // Only a wiring error gets here (no handler for the consumer): never lose a message over it.
                 InboxResult unsettled = InboxResult.retry(null, failurePolicy.describe(e), 0, FailurePolicy.OUTAGE_DELAY);
@@ -134,7 +135,7 @@ public class SqsInboxReceiver {
      * visible again and will deliver them anew: processing this copy would end in a refused delete), and
      * releases the messages that would overtake a failed message of their group ({@link GroupFence}).
      */
-    private List<SqsDelivery> processable(String consumer, ConsumersConfig.Consumer settings, List<SqsDelivery> batch) {
+    private List<SqsDelivery> processable(String consumer, TxinboxConfig.Consumer settings, List<SqsDelivery> batch) {
         List<SqsDelivery> deliveries = new ArrayList<>(batch.size());
         List<SqsDelivery> heldBack = new ArrayList<>();
         for (SqsDelivery delivery : batch) {
@@ -155,15 +156,15 @@ public class SqsInboxReceiver {
         return deliveries;
     }
 
-    private ConsumersConfig.Consumer settings(String consumer) {
-        ConsumersConfig.Consumer settings = config.consumers().get(consumer);
+    private TxinboxConfig.Consumer settings(String consumer) {
+        TxinboxConfig.Consumer settings = config.consumers().get(consumer);
         if (settings == null) {
             throw new IllegalStateException("no configuration txinbox.consumers." + consumer + ".*");
         }
         return settings;
     }
 
-    private BatchDispatcher<SqsDelivery> dispatcher(String consumer, ConsumersConfig.Consumer settings) {
+    private BatchDispatcher<SqsDelivery> dispatcher(String consumer, TxinboxConfig.Consumer settings) {
         return dispatchers.computeIfAbsent(consumer, name -> new BatchDispatcher<>(name, settings.parallelism(),
                 settings.maxInFlight(), settings.batchSize(), SqsDelivery::orderingKey,
                 batch -> process(name, settings, batch)));

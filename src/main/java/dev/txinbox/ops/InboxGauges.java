@@ -5,7 +5,7 @@ import java.util.function.ToDoubleFunction;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
 
-import dev.txinbox.messaging.ConsumersConfig;
+import dev.txinbox.config.TxinboxConfig;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.runtime.StartupEvent;
@@ -14,9 +14,9 @@ import io.quarkus.runtime.StartupEvent;
 @ApplicationScoped
 public class InboxGauges {
 
-    void register(@Observes StartupEvent started, MeterRegistry registry, ConsumersConfig consumers,
+    void register(@Observes StartupEvent started, MeterRegistry registry, TxinboxConfig config,
             InboxStatistics statistics) {
-        for (String consumer : consumers.consumers().keySet()) {
+        for (String consumer : config.consumers().keySet()) {
             gauge(registry, statistics, consumer, "txinbox.lag.seconds",
                     "Now minus the send time of the message committed last, while messages wait", s -> s.lagSeconds());
             gauge(registry, statistics, consumer, "txinbox.oldest.pending.seconds",

@@ -18,7 +18,7 @@ import jakarta.enterprise.context.ApplicationScoped;
 import org.jboss.logging.Logger;
 
 import dev.txinbox.messaging.ConsumerProgress;
-import dev.txinbox.messaging.ConsumersConfig;
+import dev.txinbox.config.TxinboxConfig;
 import dev.txinbox.messaging.SqsInboxReceiver;
 import dev.txinbox.messaging.SqsQueues;
 import io.quarkus.scheduler.Scheduled;
@@ -47,14 +47,14 @@ public class InboxStatistics {
             boolean sqsReachable, boolean databaseReachable, Instant at) {
     }
 
-    private final ConsumersConfig consumers;
+    private final TxinboxConfig config;
     private final SqsInboxReceiver receiver;
     private final SqsQueues queues;
     private final DataSource dataSource;
     private final Map<String, ConsumerStats> latest = new ConcurrentHashMap<>();
 
-    public InboxStatistics(ConsumersConfig consumers, SqsInboxReceiver receiver, SqsQueues queues, DataSource dataSource) {
-        this.consumers = consumers;
+    public InboxStatistics(TxinboxConfig config, SqsInboxReceiver receiver, SqsQueues queues, DataSource dataSource) {
+        this.config = config;
         this.receiver = receiver;
         this.queues = queues;
         this.dataSource = dataSource;
@@ -71,14 +71,14 @@ public class InboxStatistics {
         return Optional.ofNullable(latest().get(consumer));
     }
 
-    @Scheduled(every = "${txinbox.health.refresh:5s}", concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
+    @Scheduled(every = "${txinbox.health.refresh}", concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
     void refresh() {
-        for (Map.Entry<String, ConsumersConfig.Consumer> entry : consumers.consumers().entrySet()) {
+        for (Map.Entry<String, TxinboxConfig.Consumer> entry : config.consumers().entrySet()) {
             latest.put(entry.getKey(), compute(entry.getKey(), entry.getValue()));
         }
     }
 
-    private ConsumerStats compute(String consumer, ConsumersConfig.Consumer settings) {
+    private ConsumerStats compute(String consumer, TxinboxConfig.Consumer settings) {
         Instant now = Instant.now();
         Long backlog = null, backlogInFlight = null, dlq = null;
         boolean sqsReachable = true;

@@ -18,7 +18,7 @@ import org.hibernate.Session;
 import org.jboss.logging.Logger;
 
 import dev.txinbox.inbox.InboxStatus;
-import dev.txinbox.messaging.ConsumersConfig;
+import dev.txinbox.config.TxinboxConfig;
 import dev.txinbox.messaging.SqsQueues;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -61,21 +61,20 @@ public class RetentionJob {
     }
 
     private final EntityManager entityManager;
-    private final OpsConfig.Retention config;
+    private final TxinboxConfig.Retention config;
     private final MeterRegistry registry;
-    private final ConsumersConfig consumers;
+    private final TxinboxConfig txinbox;
     private final SqsQueues queues;
 
-    public RetentionJob(EntityManager entityManager, OpsConfig.Retention config, MeterRegistry registry,
-            ConsumersConfig consumers, SqsQueues queues) {
+    public RetentionJob(EntityManager entityManager, TxinboxConfig txinbox, MeterRegistry registry, SqsQueues queues) {
         this.entityManager = entityManager;
-        this.config = config;
+        this.config = txinbox.retention();
         this.registry = registry;
-        this.consumers = consumers;
+        this.txinbox = txinbox;
         this.queues = queues;
     }
 
-    @Scheduled(every = "${txinbox.retention.interval:10m}", delayed = "1m",
+    @Scheduled(every = "${txinbox.retention.interval}", delayed = "1m",
             concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
     void scheduled() {
         run();
@@ -157,7 +156,7 @@ public class RetentionJob {
      * series to fire on, and {@code rate()} needs a first sample.
      */
     void registerCounters(@Observes StartupEvent started) {
-        consumers.consumers().keySet().forEach(consumer -> deletedCounter(consumer));
+        txinbox.consumers().keySet().forEach(consumer -> deletedCounter(consumer));
         for (String result : new String[] { "completed", "locked_out" }) {
             registry.counter("txinbox.retention.runs", "result", result);
         }
@@ -170,7 +169,7 @@ public class RetentionJob {
 
     /** Deduplication must outlive redeliveries: warn when a queue keeps messages longer than the inbox keeps ids. */
     void checkAgainstQueues(@Observes StartupEvent started) {
-        CompletableFuture.runAsync(() -> consumers.consumers().forEach((consumer, settings) -> {
+        CompletableFuture.runAsync(() -> txinbox.consumers().forEach((consumer, settings) -> {
             try {
                 Duration queueRetention = queues.retentionPeriod(settings.queue());
                 if (config.processed().compareTo(queueRetention) < 0) {

@@ -13,7 +13,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 /** The envelope rules of CONTRACT §1, and what every malformed body is told. No Quarkus, no database. */
 class EventParserTest {
 
-    private final EventParser parser = new EventParser(() -> 1024);
+    private final EventParser parser = new EventParser(1024);
 
     private InvalidMessageException refused(String body) {
         return assertThrows(InvalidMessageException.class, () -> parser.parse(body, null));
@@ -50,7 +50,7 @@ class EventParserTest {
     void nestingBeyondTheReadersLimitIsNamedNotThrownAsABug() {
         String deep = "{\"eventId\":\"e\",\"type\":\"T\",\"payload\":" + "[".repeat(10_000) + "]".repeat(10_000) + "}";
         InvalidMessageException e = assertThrows(InvalidMessageException.class,
-                () -> new EventParser(() -> 1_000_000).parse(deep, null));
+                () -> new EventParser(1_000_000).parse(deep, null));
         assertTrue(e.getMessage().contains("nesting depth"), e.getMessage());
     }
 

@@ -11,12 +11,14 @@ import java.time.Duration;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
+import dev.txinbox.config.TxinboxConfig;
+import dev.txinbox.support.Settings;
 
 /** How a failure is sorted: the message's fault, the database's absence, or worth another attempt. */
 class FailurePolicyTest {
 
     private final FailurePolicy policy = new FailurePolicy();
-    private final RetrySettings retry = new RetrySettings(Duration.ofSeconds(1), Duration.ofSeconds(60), 5);
+    private final TxinboxConfig.Retry retry = Settings.retry(Duration.ofSeconds(1), Duration.ofSeconds(60), 5);
 
     private static RuntimeException wrapped(String sqlState) {
         return new IllegalStateException("flush failed", new SQLException("ERROR: refused", sqlState));

@@ -19,19 +19,21 @@ import jakarta.inject.Inject;
 
 import org.junit.jupiter.api.Test;
 
+import dev.txinbox.config.TxinboxConfig;
 import dev.txinbox.support.LedgerConsumer;
 import dev.txinbox.support.ServiceTest;
+import dev.txinbox.support.Settings;
 import io.quarkus.test.junit.QuarkusTest;
 
 /**
  * The batch as the unit of work, against a real PostgreSQL: one transaction for many messages, each
- * isolated by its savepoint. Driven through {@link Inbox#receive(List, RetrySettings)} as the SQS
+ * isolated by its savepoint. Driven through {@link Inbox#receive(List, TxinboxConfig.Retry)} as the SQS
  * pipeline drives it, with the test-only ledger consumer scripting failures.
  */
 @QuarkusTest
 class InboxBatchTest extends ServiceTest {
 
-    private static final RetrySettings RETRY = new RetrySettings(Duration.ofSeconds(1), Duration.ofSeconds(1), 5);
+    private static final TxinboxConfig.Retry RETRY = Settings.retry(Duration.ofSeconds(1), Duration.ofSeconds(1), 5);
 
     @Inject
     Inbox inbox;

@@ -16,15 +16,17 @@ import jakarta.inject.Inject;
 
 import org.junit.jupiter.api.Test;
 
+import dev.txinbox.config.TxinboxConfig;
 import dev.txinbox.support.LedgerConsumer;
 import dev.txinbox.support.ServiceTest;
+import dev.txinbox.support.Settings;
 import io.quarkus.test.junit.QuarkusTest;
 
 /** The claim against a real PostgreSQL, without any broker: the inbox core on its own. */
 @QuarkusTest
 class InboxClaimTest extends ServiceTest {
 
-    private static final RetrySettings RETRY = new RetrySettings(Duration.ofSeconds(1), Duration.ofSeconds(1), 3);
+    private static final TxinboxConfig.Retry RETRY = Settings.retry(Duration.ofSeconds(1), Duration.ofSeconds(1), 3);
 
     @Inject
     Inbox inbox;

@@ -33,7 +33,7 @@ public class ElasticMqResource implements QuarkusTestResourceLifecycleManager {
         String endpoint = endpoint();
         return Map.ofEntries(
                 Map.entry("quarkus.sqs.endpoint-override", endpoint),
-                Map.entry("txinbox.test.sqs-endpoint", endpoint),
+                Map.entry("test.sqs-endpoint", endpoint),
                 // The test-only second consumer: configuration plus one class (LedgerConsumer).
                 Map.entry("txinbox.consumers.ledger.queue", "ledger.fifo"),
                 Map.entry("txinbox.consumers.ledger.dlq", "ledger-dlq.fifo"),

@@ -24,7 +24,7 @@ public abstract class ServiceTest {
     @Inject
     protected Db db;
 
-    @ConfigProperty(name = "txinbox.test.sqs-endpoint")
+    @ConfigProperty(name = "test.sqs-endpoint")
     String endpoint;
 
     protected TestQueues queues;

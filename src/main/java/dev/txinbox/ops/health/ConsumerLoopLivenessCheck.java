@@ -13,12 +13,11 @@ import org.eclipse.microprofile.health.HealthCheckResponseBuilder;
 import org.eclipse.microprofile.health.Liveness;
 
 import dev.txinbox.messaging.ConsumerProgress;
-import dev.txinbox.messaging.ConsumersConfig;
+import dev.txinbox.config.TxinboxConfig;
 import dev.txinbox.messaging.DatabaseGate;
 import dev.txinbox.messaging.SqsConnectivity;
 import dev.txinbox.messaging.SqsInboxReceiver;
 import dev.txinbox.messaging.SqsQueues;
-import dev.txinbox.ops.OpsConfig;
 
 /**
  * Liveness {@code consumer-loop}: DOWN when the receive loop has made no progress, neither a poll nor
@@ -32,21 +31,19 @@ import dev.txinbox.ops.OpsConfig;
 public class ConsumerLoopLivenessCheck implements HealthCheck {
 
     private final Instant started = Instant.now();
-    private final ConsumersConfig consumers;
+    private final TxinboxConfig config;
     private final SqsInboxReceiver receiver;
     private final SqsConnectivity connectivity;
     private final DatabaseGate databaseGate;
     private final SqsQueues queues;
-    private final OpsConfig.Health health;
 
-    public ConsumerLoopLivenessCheck(ConsumersConfig consumers, SqsInboxReceiver receiver, SqsConnectivity connectivity,
-            DatabaseGate databaseGate, SqsQueues queues, OpsConfig.Health health) {
+    public ConsumerLoopLivenessCheck(TxinboxConfig config, SqsInboxReceiver receiver, SqsConnectivity connectivity,
+            DatabaseGate databaseGate, SqsQueues queues) {
         this.queues = queues;
-        this.consumers = consumers;
+        this.config = config;
         this.receiver = receiver;
         this.connectivity = connectivity;
         this.databaseGate = databaseGate;
-        this.health = health;
     }
 
     /** Without SQS calls: a probe must answer within its timeout even while SQS does not. */
@@ -59,14 +56,14 @@ public class ConsumerLoopLivenessCheck implements HealthCheck {
         Instant now = Instant.now();
         HealthCheckResponseBuilder response = HealthCheckResponse.named("consumer-loop").up()
                 .withData("databaseGate", databaseGate.isOpen() ? "open" : "paused for the database");
-        for (var entry : consumers.consumers().entrySet()) {
+        for (var entry : config.consumers().entrySet()) {
             String consumer = entry.getKey();
             ConsumerProgress progress = receiver.progress(consumer);
             Instant last = Stream.of(lastPoll(entry.getValue().queue()), progress.lastTaken(),
                     progress.lastFinished()).flatMap(Optional::stream).max(Instant::compareTo).orElse(started);
             long idle = Duration.between(last, now).toSeconds();
             response.withData(consumer + ".secondsSinceProgress", idle);
-            if (databaseGate.isOpen() && connectivity.reachable() && idle > health.stallAfter().toSeconds()) {
+            if (databaseGate.isOpen() && connectivity.reachable() && idle > config.health().stallAfter().toSeconds()) {
                 response.down().withData(consumer + ".down", "no poll and no finished message for " + idle + " s");
             }
         }

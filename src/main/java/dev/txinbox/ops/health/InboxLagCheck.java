@@ -8,7 +8,7 @@ import org.eclipse.microprofile.health.HealthCheckResponseBuilder;
 import org.eclipse.microprofile.health.Readiness;
 
 import dev.txinbox.ops.InboxStatistics;
-import dev.txinbox.ops.OpsConfig;
+import dev.txinbox.config.TxinboxConfig;
 
 /**
  * Readiness {@code inbox-lag}: whether the inbox keeps up, with the numbers behind it per consumer
@@ -19,11 +19,11 @@ import dev.txinbox.ops.OpsConfig;
 public class InboxLagCheck implements HealthCheck {
 
     private final InboxStatistics statistics;
-    private final OpsConfig.Health thresholds;
+    private final TxinboxConfig.Health thresholds;
 
-    public InboxLagCheck(InboxStatistics statistics, OpsConfig.Health thresholds) {
+    public InboxLagCheck(InboxStatistics statistics, TxinboxConfig config) {
         this.statistics = statistics;
-        this.thresholds = thresholds;
+        this.thresholds = config.health();
     }
 
     @Override

@@ -31,7 +31,7 @@ import dev.txinbox.inbox.InboxMessage;
 import dev.txinbox.inbox.InboxRepository;
 import dev.txinbox.inbox.InboxResult;
 import dev.txinbox.inbox.InboxStatus;
-import dev.txinbox.messaging.ConsumersConfig;
+import dev.txinbox.config.TxinboxConfig;
 import dev.txinbox.messaging.SqsQueues;
 import dev.txinbox.ops.AdminAudit;
 import dev.txinbox.ops.InboxStatistics;
@@ -54,16 +54,16 @@ public class AdminResource {
 
     private final Inbox inbox;
     private final InboxRepository repository;
-    private final ConsumersConfig consumers;
+    private final TxinboxConfig config;
     private final SqsQueues queues;
     private final InboxStatistics statistics;
     private final AdminAudit audit;
 
-    public AdminResource(Inbox inbox, InboxRepository repository, ConsumersConfig consumers, SqsQueues queues,
+    public AdminResource(Inbox inbox, InboxRepository repository, TxinboxConfig config, SqsQueues queues,
             InboxStatistics statistics, AdminAudit audit) {
         this.inbox = inbox;
         this.repository = repository;
-        this.consumers = consumers;
+        this.config = config;
         this.queues = queues;
         this.statistics = statistics;
         this.audit = audit;
@@ -81,7 +81,7 @@ public class AdminResource {
             counts.computeIfAbsent((String) row[0], c -> new TreeMap<>()).put(row[1].toString(), (Long) row[2]);
         }
         Map<String, AdminViews.ConsumerStats> result = new TreeMap<>();
-        for (String consumer : consumers.consumers().keySet()) {
+        for (String consumer : config.consumers().keySet()) {
             result.put(consumer, new AdminViews.ConsumerStats(counts.getOrDefault(consumer, Map.of()),
                     statistics.latest(consumer).orElse(null)));
         }
@@ -144,8 +144,8 @@ public class AdminResource {
     @Path("/inbox/{consumer}/{messageId}/replay")
     @Operation(summary = "Run the entry's stored payload through the inbox again (idempotent)")
     public AdminViews.Replay replay(@PathParam("consumer") String consumer, @PathParam("messageId") String messageId) {
-        ConsumersConfig.Consumer settings = consumer(consumer);
-        InboxResult result = inbox.replay(consumer, id("messageId", messageId), settings.retrySettings())
+        TxinboxConfig.Consumer settings = consumer(consumer);
+        InboxResult result = inbox.replay(consumer, id("messageId", messageId), settings.retry())
                 .orElseThrow(() -> notFound("no entry " + messageId + " for consumer " + consumer));
         String statusNow = QuarkusTransaction.requiringNew().call(() -> repository.findEntry(consumer, messageId)
                 .map(e -> e.status.name()).orElse(null));
@@ -158,7 +158,7 @@ public class AdminResource {
     @Operation(summary = "Move up to max (default 10, at most 1000) dead-lettered messages back to the source queue")
     public AdminViews.Redrive redrive(@PathParam("consumer") String consumer,
             @QueryParam("max") @DefaultValue("10") String maxParam) {
-        ConsumersConfig.Consumer settings = consumer(consumer);
+        TxinboxConfig.Consumer settings = consumer(consumer);
         int max = number("max", maxParam, 1, MAX_REDRIVE);
         int moved;
         try {
@@ -190,8 +190,8 @@ public class AdminResource {
                 release.skippedTo(), release.lastAfter());
     }
 
-    private ConsumersConfig.Consumer consumer(String consumer) {
-        ConsumersConfig.Consumer settings = consumers.consumers().get(id("consumer", consumer));
+    private TxinboxConfig.Consumer consumer(String consumer) {
+        TxinboxConfig.Consumer settings = config.consumers().get(id("consumer", consumer));
         if (settings == null || !inbox.hasConsumer(consumer)) {
             throw notFound("no consumer " + consumer);
         }

@@ -15,7 +15,7 @@ import jakarta.ws.rs.core.Response;
 import org.jboss.logging.Logger;
 import org.jboss.resteasy.reactive.server.ServerRequestFilter;
 
-import dev.txinbox.ops.OpsConfig;
+import dev.txinbox.config.TxinboxConfig;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.vertx.core.http.HttpServerRequest;
@@ -35,8 +35,8 @@ public class AdminTokenFilter {
     private final Optional<byte[]> expected;
     private final MeterRegistry registry;
 
-    public AdminTokenFilter(OpsConfig.Admin config, MeterRegistry registry) {
-        this.expected = config.token().filter(t -> !t.isBlank()).map(AdminTokenFilter::digest);
+    public AdminTokenFilter(TxinboxConfig config, MeterRegistry registry) {
+        this.expected = config.admin().token().filter(t -> !t.isBlank()).map(AdminTokenFilter::digest);
         this.registry = registry;
         for (String reason : new String[] { "disabled", "missing_token", "wrong_token" }) {
             counter(reason);

@@ -1,0 +1,190 @@
+package dev.txinbox.config;
+
+import java.time.Duration;
+import java.util.Map;
+import java.util.Optional;
+
+import jakarta.validation.constraints.AssertTrue;
+import jakarta.validation.constraints.Max;
+import jakarta.validation.constraints.Min;
+import jakarta.validation.constraints.NotBlank;
+import jakarta.validation.constraints.NotEmpty;
+
+import org.hibernate.validator.constraints.time.DurationMin;
+
+import io.smallrye.config.ConfigMapping;
+import io.smallrye.config.WithDefault;
+
+/**
+ * Every txinbox setting, {@code txinbox.*}, with its default. Quarkus validates the constraints at start
+ * and refuses to start on a bad value, naming each setting; what no annotation can check (a consumer
+ * without handler or channel) is {@code ConsumerSetupCheck}'s. Every property is also an environment
+ * variable: {@code txinbox.consumers.orders.retry.base} is {@code TXINBOX_CONSUMERS_ORDERS_RETRY_BASE}.
+ * The SQS channel of a consumer is configured as {@code mp.messaging.incoming.<consumer>.*}.
+ */
+@ConfigMapping(prefix = "txinbox")
+public interface TxinboxConfig {
+
+    /** The consumers by name; each needs an {@code InboxHandler} and a channel of the same name. */
+    @NotEmpty(message = "has no consumer: set txinbox.consumers.<name>.queue and .dlq")
+    Map<String, Consumer> consumers();
+
+    Inbox inbox();
+
+    Health health();
+
+    Retention retention();
+
+    Admin admin();
+
+    interface Consumer {
+
+        /** Source queue name (the channel's {@code queue}). */
+        @NotBlank
+        String queue();
+
+        /** Dead-letter queue name: malformed messages and exhausted retries are copied here with the reason. */
+        @NotBlank
+        String dlq();
+
+        /**
+         * Worker threads, each running one batch (one transaction) at a time; one group is never in two
+         * batches at once.
+         */
+        @WithDefault("4")
+        @Min(1)
+        @Max(256)
+        int parallelism();
+
+        /**
+         * Messages one worker takes as one transaction, at most: whatever is ready, never waiting for more
+         * (see BatchDispatcher). One commit, one claim statement and a few SQS calls for the whole batch.
+         */
+        @WithDefault("32")
+        @Min(1)
+        @Max(1000)
+        int batchSize();
+
+        /** Messages accepted from the channel but not finished, at most; beyond it, fetching waits. */
+        @WithDefault("200")
+        @Min(1)
+        int maxInFlight();
+
+        /** The queue's visibility timeout: bounds how long a failed message holds back its group. */
+        @WithDefault("30s")
+        @DurationMin(seconds = 1)
+        Duration visibilityTimeout();
+
+        Retry retry();
+
+        // Checks across two settings: the validator reports them by these names, followed by the message.
+
+        @AssertTrue(message = "failed: max-in-flight must be at least parallelism (each worker needs a message to work on)")
+        default boolean isMaxInFlightAtLeastParallelism() {
+            return maxInFlight() >= parallelism();
+        }
+
+        @AssertTrue(message = "failed: dlq must name a dead-letter queue other than the source queue")
+        default boolean isDlqOtherThanQueue() {
+            return !dlq().equals(queue());
+        }
+
+        @AssertTrue(message = "failed: dlq must be a FIFO queue exactly when queue is one (SQS refuses the copy otherwise)")
+        default boolean isDlqFifoLikeQueue() {
+            return queue().endsWith(".fifo") == dlq().endsWith(".fifo");
+        }
+    }
+
+    /** How a consumer retries transient failures. */
+    interface Retry {
+
+        /** Delay before the second attempt; doubles with every further attempt (with jitter). */
+        @WithDefault("1s")
+        @DurationMin(millis = 1)
+        Duration base();
+
+        /** Longest delay between two attempts. */
+        @WithDefault("5m")
+        Duration cap();
+
+        /**
+         * Attempts in all before a message is dead-lettered. The queue's own maxReceiveCount must be
+         * higher, or SQS moves the message to its DLQ first, without txinbox's reason (RedrivePolicyCheck).
+         */
+        @WithDefault("5")
+        @Min(1)
+        int maxAttempts();
+
+        @AssertTrue(message = "failed: cap must not be shorter than base")
+        default boolean isCapAtLeastBase() {
+            return cap().compareTo(base()) >= 0;
+        }
+    }
+
+    interface Inbox {
+
+        /** Bodies larger than this are dead-lettered unread (SQS's own limit is 1 MiB). */
+        @WithDefault("262144")
+        @Min(1024)
+        @Max(1048576)
+        int maxBodyBytes();
+    }
+
+    interface Health {
+
+        /** How often the inbox statistics behind health, gauges and the console are refreshed. */
+        @WithDefault("5s")
+        @DurationMin(millis = 100)
+        Duration refresh();
+
+        /** Liveness turns DOWN when a consumer neither polled nor finished a message for this long. */
+        @WithDefault("2m")
+        @DurationMin(seconds = 1)
+        Duration stallAfter();
+
+        /** inbox-lag turns DOWN when the lag exceeds this. */
+        @WithDefault("5m")
+        @DurationMin(seconds = 1)
+        Duration maxLag();
+
+        /** inbox-lag turns DOWN when a parked event has waited longer than this. */
+        @WithDefault("24h")
+        @DurationMin(seconds = 1)
+        Duration maxParkedAge();
+
+        /** inbox-lag turns DOWN when more entries than this are FAILED (waiting for a retry). */
+        @WithDefault("1000")
+        @Min(0)
+        long maxFailed();
+    }
+
+    interface Retention {
+
+        /** PROCESSED, STALE and REJECTED rows older than this are deleted. Must exceed the queue's retention. */
+        @WithDefault("14d")
+        @DurationMin(minutes = 1)
+        Duration processed();
+
+        /** DEAD rows older than this are deleted. */
+        @WithDefault("30d")
+        @DurationMin(minutes = 1)
+        Duration dead();
+
+        /** How often the job runs. */
+        @WithDefault("10m")
+        @DurationMin(seconds = 1)
+        Duration interval();
+
+        /** Rows deleted per transaction. */
+        @WithDefault("5000")
+        @Min(1)
+        @Max(1000000)
+        int batchSize();
+    }
+
+    interface Admin {
+
+        /** Bearer token of the admin API; without one every admin call is refused. */
+        Optional<String> token();
+    }
+}
