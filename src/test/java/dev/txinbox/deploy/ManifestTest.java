@@ -2,6 +2,8 @@ package dev.txinbox.deploy;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
@@ -11,13 +13,18 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Properties;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
 import jakarta.inject.Inject;
@@ -36,44 +43,102 @@ import dev.txinbox.support.Metrics;
 import dev.txinbox.support.ServiceTest;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.ContainerPort;
+import io.fabric8.kubernetes.api.model.EnvFromSource;
+import io.fabric8.kubernetes.api.model.EnvVar;
+import io.fabric8.kubernetes.api.model.IntOrString;
 import io.fabric8.kubernetes.api.model.Namespace;
+import io.fabric8.kubernetes.api.model.PodSpec;
+import io.fabric8.kubernetes.api.model.Probe;
+import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.ServiceAccount;
+import io.fabric8.kubernetes.api.model.ServicePort;
+import io.fabric8.kubernetes.api.model.Volume;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicy;
 import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget;
+import io.fabric8.openshift.api.model.monitoring.v1.Endpoint;
 import io.fabric8.openshift.api.model.monitoring.v1.PrometheusRule;
 import io.fabric8.openshift.api.model.monitoring.v1.ServiceMonitor;
 import io.quarkus.test.junit.QuarkusTest;
 
 /**
- * Every Kubernetes manifest and container file in the repository, read with typed models, checked
- * against the application as it really is: its health paths, port, settings and metric names.
- * Unknown fields (a typo, a field of another API version) fail the test.
+ * The Kubernetes manifests and container files, checked against the application as it really is: its
+ * health paths, port, settings and metric names. Every file is read with its typed model, and every
+ * kustomization (the base and each overlay) is rendered with {@code kubectl kustomize}, which is what
+ * {@code kubectl apply -k} applies: the rendered objects are read with the same typed models and
+ * checked (probes, ports, variables, references to generated Secrets, namespaces, which kinds each
+ * overlay ships). Unknown fields (a typo, a field of another API version) fail the test; so does a
+ * kustomization kubectl cannot render, and a missing kubectl.
  */
 @QuarkusTest
 class ManifestTest extends ServiceTest {
 
     private static final Path K8S = Path.of("deploy/k8s");
-    private static final Map<String, Class<?>> TYPED = Map.of(
-            "Deployment", Deployment.class, "Service", Service.class, "ConfigMap", ConfigMap.class,
-            "ServiceAccount", ServiceAccount.class, "Namespace", Namespace.class,
-            "PodDisruptionBudget", PodDisruptionBudget.class, "NetworkPolicy", NetworkPolicy.class,
-            "ServiceMonitor", ServiceMonitor.class, "PrometheusRule", PrometheusRule.class);
+    private static final Map<String, Class<?>> TYPED = Map.ofEntries(
+            Map.entry("Deployment", Deployment.class), Map.entry("Service", Service.class),
+            Map.entry("ConfigMap", ConfigMap.class), Map.entry("Secret", Secret.class),
+            Map.entry("ServiceAccount", ServiceAccount.class), Map.entry("Namespace", Namespace.class),
+            Map.entry("PodDisruptionBudget", PodDisruptionBudget.class),
+            Map.entry("NetworkPolicy", NetworkPolicy.class), Map.entry("ServiceMonitor", ServiceMonitor.class),
+            Map.entry("PrometheusRule", PrometheusRule.class));
+    /** Kinds of the operators (Prometheus operator, KEDA) a local cluster usually lacks. */
+    private static final Set<String> OPERATOR_KINDS = Set.of("ServiceMonitor", "PrometheusRule", "ScaledObject");
+    private static final Set<String> BASE_KINDS = Set.of("ConfigMap", "Deployment", "Service", "PodDisruptionBudget",
+            "NetworkPolicy", "ServiceMonitor", "PrometheusRule", "ScaledObject");
+    /** What each kustomization must render; a new overlay needs its line here. */
+    private static final Map<Path, Expected> RENDERS = Map.of(
+            K8S.resolve("base"), new Expected(null, BASE_KINDS, Set.of("Secret/txinbox-secrets")),
+            K8S.resolve("overlays/local"), new Expected("txinbox",
+                    Set.of("Namespace", "ConfigMap", "Secret", "Deployment", "Service", "PodDisruptionBudget",
+                            "NetworkPolicy"),
+                    Set.of()),
+            K8S.resolve("overlays/aws"), new Expected("txinbox", union(BASE_KINDS, Set.of("ServiceAccount",
+                    "TriggerAuthentication")), Set.of("Secret/txinbox-secrets")));
+    private static final Set<String> HEALTH_PATHS = Set.of("/q/health/live", "/q/health/ready", "/q/health/started");
     /** Settings read by libraries rather than by txinbox's configuration. */
     private static final Set<String> LIBRARY_VARIABLES = Set.of("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY",
             "JAVA_OPTS_APPEND", "TXINBOX_ADMIN_TOKEN");
+    private static final Map<Path, List<Document>> RENDERED = new ConcurrentHashMap<>();
 
-    private final ObjectMapper yaml = new ObjectMapper(new YAMLFactory())
+    private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory())
             .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
     private final List<Document> documents = new ArrayList<>();
 
     @Inject
     RetentionJob retention;
 
-    record Document(Path file, JsonNode tree) {
+    /**
+     * One rendering's expectations.
+     *
+     * @param namespace every namespaced object's namespace (null: none set)
+     * @param kinds exactly the kinds rendered
+     * @param external references (Kind/name) to objects the platform provides, not in the rendering
+     */
+    record Expected(String namespace, Set<String> kinds, Set<String> external) {
+    }
+
+    /** A YAML document: from a file, or one object of a rendering ({@code origin} says which). */
+    record Document(String origin, JsonNode tree) {
         String kind() {
             return tree.path("kind").asText();
+        }
+
+        String name() {
+            return tree.path("metadata").path("name").asText();
+        }
+
+        String id() {
+            return kind() + "/" + name();
+        }
+
+        String where() {
+            return origin + ": " + id();
+        }
+
+        <T> T as(Class<T> type) throws IOException {
+            return YAML.treeToValue(tree, type);
         }
     }
 
@@ -81,108 +146,239 @@ class ManifestTest extends ServiceTest {
     void readManifests() throws IOException {
         try (Stream<Path> files = Files.walk(K8S)) {
             for (Path file : files.filter(f -> f.toString().endsWith(".yaml")).sorted().toList()) {
-                try (YAMLParser parser = new YAMLFactory().createParser(file.toFile())) {
-                    for (JsonNode tree : yaml.readValues(parser, JsonNode.class).readAll()) {
-                        if (tree != null && !tree.isEmpty()) {
-                            documents.add(new Document(file, tree));
-                        }
-                    }
-                }
+                documents.addAll(parse(file.toString(), Files.readString(file)));
             }
         }
     }
 
     @Test
-    void everyManifestParsesWithItsTypedModelAndHasNoUnknownField() throws Exception {
+    void everyManifestFileParsesWithItsTypedModelAndHasNoUnknownField() throws Exception {
         Set<String> kinds = new TreeSet<>();
         for (Document doc : documents) {
             if (doc.kind().equals("Kustomization") || doc.tree().has("$patch")) {
                 continue;
             }
             kinds.add(doc.kind());
-            Class<?> type = TYPED.get(doc.kind());
-            if (type != null) {
-                List<String> unknown = new ArrayList<>();
-                unknownFields(yaml.treeToValue(doc.tree(), type), doc.kind(), unknown);
-                assertTrue(unknown.isEmpty(), doc.file() + ": unknown fields " + unknown);
-            } else {
-                assertTrue(Set.of("ScaledObject", "TriggerAuthentication").contains(doc.kind()),
-                        doc.file() + ": no model for kind " + doc.kind());
-                assertEquals("keda.sh/v1alpha1", doc.tree().path("apiVersion").asText(), doc.file().toString());
-                keda(doc);
-            }
+            typed(doc);
         }
-        assertTrue(kinds.containsAll(Set.of("Deployment", "Service", "PodDisruptionBudget", "ServiceMonitor",
-                "PrometheusRule", "ScaledObject", "NetworkPolicy", "ConfigMap")), "base kinds: " + kinds);
+        assertTrue(kinds.containsAll(BASE_KINDS), "base kinds: " + kinds);
     }
 
     @Test
-    void kustomizationsNameOnlyFilesThatExist() throws IOException {
+    void kustomizationsNameOnlyFilesThatExistAndEachIsRenderedHere() throws IOException {
+        Set<Path> kustomizations = new TreeSet<>();
         for (Document doc : documents) {
             if (!doc.kind().equals("Kustomization")) {
                 continue;
             }
-            Path dir = doc.file().getParent();
+            Path dir = Path.of(doc.origin()).getParent();
+            kustomizations.add(dir);
             List<String> paths = new ArrayList<>();
             doc.tree().path("resources").forEach(r -> paths.add(r.asText()));
             doc.tree().path("patches").forEach(p -> paths.add(p.path("path").asText()));
-            assertFalse(paths.isEmpty(), doc.file().toString());
+            assertFalse(paths.isEmpty(), doc.origin());
             for (String path : paths) {
-                assertTrue(Files.exists(dir.resolve(path)), doc.file() + " names a missing " + path);
+                assertFalse(path.isEmpty(), doc.origin() + ": a patch without a path");
+                assertTrue(Files.exists(dir.resolve(path)), doc.origin() + " names a missing " + path);
             }
+        }
+        assertEquals(new TreeSet<>(RENDERS.keySet()), kustomizations, "the kustomizations this test renders");
+    }
+
+    @Test
+    void everyKustomizationRendersIntoTypedObjectsInItsNamespace() throws Exception {
+        for (Map.Entry<Path, Expected> render : RENDERS.entrySet()) {
+            Expected expected = render.getValue();
+            Set<String> kinds = new TreeSet<>();
+            Set<String> ids = new HashSet<>();
+            for (Document doc : rendered(render.getKey())) {
+                kinds.add(doc.kind());
+                assertTrue(ids.add(doc.id()), doc.where() + " rendered twice");
+                typed(doc);
+                String namespace = doc.tree().path("metadata").path("namespace").asText(null);
+                if (doc.kind().equals("Namespace")) {
+                    assertEquals(expected.namespace(), doc.name(), doc.where() + ": the namespace of the rest");
+                    assertNull(namespace, doc.where());
+                } else {
+                    assertEquals(expected.namespace(), namespace, doc.where() + ": namespace");
+                }
+            }
+            assertEquals(new TreeSet<>(expected.kinds()), kinds, render.getKey() + " renders these kinds");
         }
     }
 
     @Test
-    void probesPortsAndScrapingMatchTheApplication() throws Exception {
-        Deployment deployment = yaml.treeToValue(only("Deployment", K8S.resolve("base")).tree(), Deployment.class);
-        Container container = deployment.getSpec().getTemplate().getSpec().getContainers().get(0);
-        assertEquals("/q/health/live", container.getLivenessProbe().getHttpGet().getPath());
-        assertEquals("/q/health/ready", container.getReadinessProbe().getHttpGet().getPath());
-        assertEquals("/q/health/started", container.getStartupProbe().getHttpGet().getPath());
-        for (String path : List.of("/q/health/live", "/q/health/ready", "/q/health/started", "/q/metrics")) {
-            io.restassured.RestAssured.given().get(path).then().statusCode(200);
+    void theLocalOverlayLeavesOutTheOperatorsResourcesTheAwsOverlayKeepsThem() throws Exception {
+        Set<String> local = kinds(rendered(K8S.resolve("overlays/local")));
+        for (String kind : OPERATOR_KINDS) {
+            assertFalse(local.contains(kind), "the local overlay renders a " + kind
+                    + ": a local cluster usually has no Prometheus operator or KEDA, and apply -k would fail on it");
         }
-        assertEquals(8080, container.getPorts().get(0).getContainerPort(), "quarkus.http.port's default");
-        assertEquals("http", container.getPorts().get(0).getName());
-        assertEquals("http", container.getLivenessProbe().getHttpGet().getPort().getStrVal());
-        assertTrue(deployment.getSpec().getTemplate().getSpec().getSecurityContext().getRunAsNonRoot());
-        assertTrue(container.getSecurityContext().getReadOnlyRootFilesystem());
-        assertEquals(List.of("ALL"), container.getSecurityContext().getCapabilities().getDrop());
-        assertTrue(deployment.getSpec().getTemplate().getSpec().getTerminationGracePeriodSeconds() > 80,
-                "grace period must outlast the 20 s drain plus a 60 s transaction");
-
-        Service service = yaml.treeToValue(only("Service", K8S.resolve("base")).tree(), Service.class);
-        assertEquals("http", service.getSpec().getPorts().get(0).getTargetPort().getStrVal());
-        ServiceMonitor monitor = yaml.treeToValue(only("ServiceMonitor", K8S.resolve("base")).tree(), ServiceMonitor.class);
-        assertEquals("/q/metrics", monitor.getSpec().getEndpoints().get(0).getPath());
-        assertEquals(service.getSpec().getPorts().get(0).getName(), monitor.getSpec().getEndpoints().get(0).getPort());
+        assertTrue(kinds(rendered(K8S.resolve("overlays/aws"))).containsAll(OPERATOR_KINDS),
+                "the aws overlay scrapes, alerts and scales: " + OPERATOR_KINDS);
     }
 
     @Test
-    void everyVariableTheManifestsSetIsASettingOfTheService() throws IOException {
-        Set<String> known = settings();
-        Set<String> unknown = new TreeSet<>();
-        for (Document doc : documents) {
-            if (doc.kind().equals("ConfigMap") && doc.tree().path("metadata").path("name").asText().equals("txinbox-config")) {
-                doc.tree().path("data").fieldNames().forEachRemaining(name -> check(name, known, unknown, doc));
+    void everyReferenceResolvesWithinItsRendering() throws Exception {
+        for (Map.Entry<Path, Expected> render : RENDERS.entrySet()) {
+            List<Document> objects = rendered(render.getKey());
+            Map<String, Document> byId = objects.stream().collect(Collectors.toMap(Document::id, d -> d));
+            Map<String, Reference> references = references(objects);
+            Map<String, String> missing = new TreeMap<>();
+            for (Map.Entry<String, Reference> ref : references.entrySet()) {
+                Document target = byId.get(ref.getValue().target());
+                if (target == null) {
+                    missing.merge(ref.getValue().target(), ref.getKey(), (a, b) -> a + "; " + b);
+                } else if (ref.getValue().key() != null) {
+                    JsonNode data = target.tree().path("data");
+                    assertTrue(data.has(ref.getValue().key()) || target.tree().path("stringData").has(ref.getValue().key())
+                            || target.tree().path("binaryData").has(ref.getValue().key()),
+                            ref.getKey() + ": no key " + ref.getValue().key() + " in " + target.where());
+                }
             }
-            if (doc.kind().equals("Kustomization")) {
-                for (JsonNode generator : doc.tree().path("secretGenerator")) {
-                    if (generator.path("name").asText().equals("txinbox-secrets")) {
-                        generator.path("literals").forEach(l -> check(l.asText().split("=")[0], known, unknown, doc));
+            assertEquals(render.getValue().external(), missing.keySet(),
+                    render.getKey() + ": references to objects not rendered (object=referenced by: " + missing + ")");
+
+            // Generated Secrets and ConfigMaps carry a hash of their content (a change rolls the pods); the
+            // references above name them with it, kustomize having rewritten them.
+            for (Document kustomization : documents) {
+                if (!kustomization.kind().equals("Kustomization")
+                        || !Path.of(kustomization.origin()).getParent().equals(render.getKey())) {
+                    continue;
+                }
+                for (String generator : List.of("secretGenerator", "configMapGenerator")) {
+                    for (JsonNode generated : kustomization.tree().path(generator)) {
+                        String kind = generator.equals("secretGenerator") ? "Secret" : "ConfigMap";
+                        Pattern hashed = Pattern.compile(Pattern.quote(generated.path("name").asText()) + "-[a-z0-9]{10}");
+                        List<Document> found = objects.stream()
+                                .filter(d -> d.kind().equals(kind) && hashed.matcher(d.name()).matches()).toList();
+                        assertEquals(1, found.size(), render.getKey() + ": the generated " + kind + " "
+                                + generated.path("name").asText() + " with its hash suffix");
+                        assertTrue(references.values().stream().anyMatch(r -> r.target().equals(found.get(0).id())),
+                                render.getKey() + ": nothing uses the generated " + found.get(0).id());
                     }
                 }
             }
-            if (doc.kind().equals("Deployment") && doc.tree().path("metadata").path("name").asText().equals("txinbox")) {
-                doc.tree().findValues("env").forEach(env -> env.forEach(e -> check(e.path("name").asText(), known, unknown, doc)));
+            for (Document doc : objects) {
+                if (doc.kind().equals("Secret")) {
+                    assertTrue(doc.name().matches(".+-[a-z0-9]{10}"), doc.where()
+                            + ": a Secret in the manifests (credentials in git?); generate it or let the platform"
+                            + " provide it");
+                }
+            }
+        }
+    }
+
+    @Test
+    void selectorsPickThePodsAndPortsTheyMean() throws Exception {
+        for (Path render : RENDERS.keySet()) {
+            List<Document> objects = rendered(render);
+            Map<String, Deployment> deployments = new LinkedHashMap<>();
+            for (Document doc : of(objects, "Deployment")) {
+                deployments.put(doc.name(), doc.as(Deployment.class));
+            }
+            Map<String, String> txinboxPods = deployments.get("txinbox").getSpec().getTemplate().getMetadata().getLabels();
+            for (Document doc : of(objects, "Service")) {
+                Service service = doc.as(Service.class);
+                List<Deployment> selected = deployments.values().stream()
+                        .filter(d -> selects(service.getSpec().getSelector(), d.getSpec().getTemplate().getMetadata().getLabels()))
+                        .toList();
+                assertEquals(1, selected.size(), doc.where() + " selects the pods of one Deployment");
+                Container container = selected.get(0).getSpec().getTemplate().getSpec().getContainers().get(0);
+                for (ServicePort port : service.getSpec().getPorts()) {
+                    assertNotNull(containerPort(container, port.getTargetPort()), doc.where() + ": targetPort "
+                            + port.getTargetPort() + " is no port of " + selected.get(0).getMetadata().getName());
+                }
+            }
+            for (Document doc : of(objects, "PodDisruptionBudget")) {
+                assertTrue(selects(doc.as(PodDisruptionBudget.class).getSpec().getSelector().getMatchLabels(), txinboxPods),
+                        doc.where());
+            }
+            for (Document doc : of(objects, "NetworkPolicy")) {
+                assertTrue(selects(doc.as(NetworkPolicy.class).getSpec().getPodSelector().getMatchLabels(), txinboxPods),
+                        doc.where());
+            }
+            for (Document doc : of(objects, "ServiceMonitor")) {
+                Service service = only(objects, "Service", "txinbox").as(Service.class);
+                ServiceMonitor monitor = doc.as(ServiceMonitor.class);
+                assertTrue(selects(monitor.getSpec().getSelector().getMatchLabels(), service.getMetadata().getLabels()),
+                        doc.where() + " selects the txinbox Service");
+                for (Endpoint endpoint : monitor.getSpec().getEndpoints()) {
+                    assertEquals("/q/metrics", endpoint.getPath(), doc.where());
+                    assertTrue(service.getSpec().getPorts().stream().anyMatch(p -> p.getName().equals(endpoint.getPort())),
+                            doc.where() + ": port " + endpoint.getPort());
+                }
+            }
+        }
+    }
+
+    @Test
+    void probesPortsAndSecurityMatchTheApplicationInEveryRendering() throws Exception {
+        for (String path : List.of("/q/health/live", "/q/health/ready", "/q/health/started", "/q/metrics")) {
+            io.restassured.RestAssured.given().get(path).then().statusCode(200);
+        }
+        for (Path render : RENDERS.keySet()) {
+            List<Document> objects = rendered(render);
+            for (Document doc : of(objects, "Deployment")) {
+                for (Container container : doc.as(Deployment.class).getSpec().getTemplate().getSpec().getContainers()) {
+                    for (Probe probe : probes(container)) {
+                        if (probe.getHttpGet() != null) {
+                            assertNotNull(containerPort(container, probe.getHttpGet().getPort()),
+                                    doc.where() + ": a probe on port " + probe.getHttpGet().getPort()
+                                            + ", which is none of its ports");
+                        }
+                    }
+                }
+            }
+            Document doc = only(objects, "Deployment", "txinbox");
+            Deployment deployment = doc.as(Deployment.class);
+            Container container = deployment.getSpec().getTemplate().getSpec().getContainers().get(0);
+            assertEquals("/q/health/live", container.getLivenessProbe().getHttpGet().getPath(), doc.where());
+            assertEquals("/q/health/ready", container.getReadinessProbe().getHttpGet().getPath(), doc.where());
+            assertEquals("/q/health/started", container.getStartupProbe().getHttpGet().getPath(), doc.where());
+            for (Probe probe : probes(container)) {
+                assertTrue(HEALTH_PATHS.contains(probe.getHttpGet().getPath()), doc.where());
+                ContainerPort port = containerPort(container, probe.getHttpGet().getPort());
+                assertEquals(8080, port.getContainerPort(), doc.where() + ": probes on quarkus.http.port's default");
+            }
+            assertEquals("http", container.getPorts().get(0).getName(), doc.where());
+            assertTrue(deployment.getSpec().getTemplate().getSpec().getSecurityContext().getRunAsNonRoot(), doc.where());
+            assertTrue(container.getSecurityContext().getReadOnlyRootFilesystem(), doc.where());
+            assertEquals(List.of("ALL"), container.getSecurityContext().getCapabilities().getDrop(), doc.where());
+            assertTrue(deployment.getSpec().getTemplate().getSpec().getTerminationGracePeriodSeconds() > 80,
+                    doc.where() + ": grace period must outlast the 20 s drain plus a 60 s transaction");
+        }
+    }
+
+    @Test
+    void everyVariableTheRenderedServiceGetsIsASettingOfTheService() throws Exception {
+        Set<String> known = settings();
+        Set<String> unknown = new TreeSet<>();
+        for (Path render : RENDERS.keySet()) {
+            List<Document> objects = rendered(render);
+            Document doc = only(objects, "Deployment", "txinbox");
+            for (Container container : doc.as(Deployment.class).getSpec().getTemplate().getSpec().getContainers()) {
+                for (EnvVar env : container.getEnv()) {
+                    check(env.getName(), known, unknown, doc);
+                }
+                for (EnvFromSource from : container.getEnvFrom()) {
+                    String id = from.getConfigMapRef() != null ? "ConfigMap/" + from.getConfigMapRef().getName()
+                            : "Secret/" + from.getSecretRef().getName();
+                    for (Document source : objects) {
+                        if (source.id().equals(id)) {
+                            Stream.of("data", "stringData").forEach(field -> source.tree().path(field).fieldNames()
+                                    .forEachRemaining(name -> check(Objects.toString(from.getPrefix(), "") + name, known,
+                                            unknown, source)));
+                        }
+                    }
+                }
             }
         }
         assertTrue(unknown.isEmpty(), "variables no setting reads: " + unknown);
     }
 
     @Test
-    void alertRulesUseOnlyMetricsTheServiceExposes() throws IOException {
+    void alertRulesUseOnlyMetricsTheServiceExposes() throws Exception {
         retention.run(); // its counters appear after a first run, the outcome counter after a message
         String order = dev.txinbox.support.Events.unique("ord"), event = dev.txinbox.support.Events.unique("evt");
         queues.send("orders.fifo", order, dev.txinbox.support.Events.created(event, order, 1L, 100));
@@ -194,16 +390,23 @@ class ManifestTest extends ServiceTest {
             exposed.add(scraped.group(1));
         }
         Set<String> missing = new TreeSet<>();
-        for (Document doc : documents) {
-            if (doc.kind().equals("PrometheusRule")) {
-                Matcher used = Pattern.compile("(txinbox_[a-z_]+)").matcher(doc.tree().toString());
-                while (used.find()) {
-                    if (!exposed.contains(used.group(1))) {
-                        missing.add(used.group(1));
+        int rules = 0;
+        for (Path render : RENDERS.keySet()) {
+            for (Document doc : of(rendered(render), "PrometheusRule")) {
+                rules++;
+                for (var group : doc.as(PrometheusRule.class).getSpec().getGroups()) {
+                    for (var rule : group.getRules()) {
+                        Matcher used = Pattern.compile("(txinbox_[a-z_]+)").matcher(rule.getExpr().getStrVal());
+                        while (used.find()) {
+                            if (!exposed.contains(used.group(1))) {
+                                missing.add(used.group(1) + " (" + doc.origin() + ", " + rule.getAlert() + ")");
+                            }
+                        }
                     }
                 }
             }
         }
+        assertTrue(rules > 0, "no PrometheusRule rendered");
         assertTrue(missing.isEmpty(), "alerts on metrics the service does not expose: " + missing);
     }
 
@@ -226,7 +429,44 @@ class ManifestTest extends ServiceTest {
         assertTrue(ignored.containsAll(Set.of("*", "!target/*-runner", "!target/quarkus-app/*")));
     }
 
-    private void keda(Document doc) {
+    /** What {@code kubectl apply -k dir} would apply, one document per object (rendered once per run). */
+    private static List<Document> rendered(Path dir) throws Exception {
+        List<Document> objects = RENDERED.get(dir);
+        if (objects == null) {
+            objects = parse("kubectl kustomize " + dir, Kustomize.render(dir));
+            RENDERED.put(dir, objects);
+        }
+        return objects;
+    }
+
+    private static List<Document> parse(String origin, String text) throws IOException {
+        List<Document> parsed = new ArrayList<>();
+        try (YAMLParser parser = new YAMLFactory().createParser(text)) {
+            for (JsonNode tree : YAML.readValues(parser, JsonNode.class).readAll()) {
+                if (tree != null && !tree.isEmpty()) {
+                    parsed.add(new Document(origin, tree));
+                }
+            }
+        }
+        return parsed;
+    }
+
+    /** Reads the document with its typed model and fails on fields the model does not know; KEDA's by hand. */
+    private static void typed(Document doc) throws Exception {
+        Class<?> type = TYPED.get(doc.kind());
+        if (type != null) {
+            List<String> unknown = new ArrayList<>();
+            unknownFields(doc.as(type), doc.kind(), unknown);
+            assertTrue(unknown.isEmpty(), doc.where() + ": unknown fields " + unknown);
+        } else {
+            assertTrue(Set.of("ScaledObject", "TriggerAuthentication").contains(doc.kind()),
+                    doc.where() + ": no model for kind " + doc.kind());
+            assertEquals("keda.sh/v1alpha1", doc.tree().path("apiVersion").asText(), doc.where());
+            keda(doc);
+        }
+    }
+
+    private static void keda(Document doc) {
         JsonNode spec = doc.tree().path("spec");
         if (doc.kind().equals("ScaledObject")) {
             if (spec.has("scaleTargetRef")) {
@@ -242,16 +482,116 @@ class ManifestTest extends ServiceTest {
         }
     }
 
-    private Document only(String kind, Path under) {
-        List<Document> found = documents.stream().filter(d -> d.kind().equals(kind) && d.file().startsWith(under)
-                && !d.tree().has("$patch")).toList();
-        assertEquals(1, found.size(), kind + " under " + under);
+    /** A reference from one object to another (Kind/name), and the key it reads, if any. */
+    record Reference(String target, String key) {
+    }
+
+    /** Every reference of the rendered objects, by who makes it ("Deployment/x envFrom", ...). */
+    private static Map<String, Reference> references(List<Document> objects) throws IOException {
+        Map<String, Reference> refs = new LinkedHashMap<>();
+        for (Document doc : objects) {
+            if (doc.kind().equals("Deployment")) {
+                PodSpec pod = doc.as(Deployment.class).getSpec().getTemplate().getSpec();
+                if (pod.getServiceAccountName() != null) {
+                    refs.put(doc.id() + " serviceAccountName",
+                            new Reference("ServiceAccount/" + pod.getServiceAccountName(), null));
+                }
+                List<Container> containers = new ArrayList<>(pod.getContainers());
+                containers.addAll(pod.getInitContainers());
+                for (Container container : containers) {
+                    String by = doc.id() + " " + container.getName();
+                    for (EnvFromSource from : container.getEnvFrom()) {
+                        if (from.getConfigMapRef() != null) {
+                            refs.put(by + " envFrom " + from.getConfigMapRef().getName(),
+                                    new Reference("ConfigMap/" + from.getConfigMapRef().getName(), null));
+                        }
+                        if (from.getSecretRef() != null) {
+                            refs.put(by + " envFrom " + from.getSecretRef().getName(),
+                                    new Reference("Secret/" + from.getSecretRef().getName(), null));
+                        }
+                    }
+                    for (EnvVar env : container.getEnv()) {
+                        var from = env.getValueFrom();
+                        if (from != null && from.getConfigMapKeyRef() != null) {
+                            refs.put(by + " env " + env.getName(), new Reference(
+                                    "ConfigMap/" + from.getConfigMapKeyRef().getName(), from.getConfigMapKeyRef().getKey()));
+                        }
+                        if (from != null && from.getSecretKeyRef() != null) {
+                            refs.put(by + " env " + env.getName(), new Reference(
+                                    "Secret/" + from.getSecretKeyRef().getName(), from.getSecretKeyRef().getKey()));
+                        }
+                    }
+                }
+                for (Volume volume : pod.getVolumes()) {
+                    if (volume.getConfigMap() != null) {
+                        refs.put(doc.id() + " volume " + volume.getName(),
+                                new Reference("ConfigMap/" + volume.getConfigMap().getName(), null));
+                    }
+                    if (volume.getSecret() != null) {
+                        refs.put(doc.id() + " volume " + volume.getName(),
+                                new Reference("Secret/" + volume.getSecret().getSecretName(), null));
+                    }
+                    if (volume.getPersistentVolumeClaim() != null) {
+                        refs.put(doc.id() + " volume " + volume.getName(), new Reference(
+                                "PersistentVolumeClaim/" + volume.getPersistentVolumeClaim().getClaimName(), null));
+                    }
+                }
+            }
+            if (doc.kind().equals("ScaledObject")) {
+                JsonNode target = doc.tree().path("spec").path("scaleTargetRef");
+                refs.put(doc.id() + " scaleTargetRef", new Reference(target.path("kind").asText("Deployment") + "/"
+                        + target.path("name").asText(), null));
+                for (JsonNode trigger : doc.tree().path("spec").path("triggers")) {
+                    JsonNode auth = trigger.path("authenticationRef");
+                    if (!auth.isMissingNode()) {
+                        refs.put(doc.id() + " authenticationRef " + auth.path("name").asText(), new Reference(
+                                auth.path("kind").asText("TriggerAuthentication") + "/" + auth.path("name").asText(), null));
+                    }
+                }
+            }
+        }
+        return refs;
+    }
+
+    private static List<Probe> probes(Container container) {
+        return Stream.of(container.getStartupProbe(), container.getLivenessProbe(), container.getReadinessProbe())
+                .filter(Objects::nonNull).toList();
+    }
+
+    /** The container's port a probe or Service names (by name or number), or null. */
+    private static ContainerPort containerPort(Container container, IntOrString port) {
+        return container.getPorts().stream().filter(p -> port.getStrVal() != null ? port.getStrVal().equals(p.getName())
+                : port.getIntVal().equals(p.getContainerPort())).findFirst().orElse(null);
+    }
+
+    private static boolean selects(Map<String, String> selector, Map<String, String> labels) {
+        return selector != null && !selector.isEmpty() && labels != null
+                && labels.entrySet().containsAll(selector.entrySet());
+    }
+
+    private static List<Document> of(List<Document> objects, String kind) {
+        return objects.stream().filter(d -> d.kind().equals(kind)).toList();
+    }
+
+    private static Document only(List<Document> objects, String kind, String name) {
+        List<Document> found = objects.stream().filter(d -> d.kind().equals(kind) && d.name().equals(name)).toList();
+        assertEquals(1, found.size(), kind + "/" + name + " in " + (objects.isEmpty() ? "?" : objects.get(0).origin()));
         return found.get(0);
+    }
+
+    private static Set<String> kinds(List<Document> objects) {
+        return objects.stream().map(Document::kind).collect(Collectors.toCollection(TreeSet::new));
+    }
+
+    private static Set<String> union(Set<String> a, Set<String> b) {
+        Set<String> all = new HashSet<>(a);
+        all.addAll(b);
+        return Set.copyOf(all);
     }
 
     private static void check(String variable, Set<String> known, Set<String> unknown, Document doc) {
         if (!known.contains(variable) && !LIBRARY_VARIABLES.contains(variable)) {
-            unknown.add(variable + " (" + doc.file() + ")");
+            unknown.add(variable + " (" + doc.where() + ")");
         }
     }
 
