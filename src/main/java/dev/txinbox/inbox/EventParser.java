@@ -28,6 +28,10 @@ import dev.txinbox.config.TxinboxConfig;
 public class EventParser {
 
     static final int MAX_EVENT_ID_LENGTH = 200;
+    // Aggregate ids are keys of b-tree indexes (stream state, parked events, the domain's own tables), whose
+    // entries PostgreSQL caps at ~2,700 bytes: 512 characters stay below it even at 4 bytes a character.
+    static final int MAX_AGGREGATE_ID_LENGTH = 512;
+    static final int MAX_TYPE_LENGTH = 200;
 
     // Own mapper: strict on input (duplicate keys are ambiguous, so rejected) and canonical on output
     // (sorted keys) so that the payload hash ignores key order and white space.
@@ -62,10 +66,10 @@ public class EventParser {
             throw new InvalidMessageException("body must be a JSON object, got " + describe(root));
         }
         String eventId = eventId(root, eventIdAttribute);
-        String type = noControlCharacters(requiredString(root, "type"), "field 'type'");
+        String type = checkId(requiredString(root, "type"), MAX_TYPE_LENGTH, "field 'type'");
         String aggregateId = optionalString(root, "aggregateId");
         if (aggregateId != null) {
-            noControlCharacters(aggregateId, "field 'aggregateId'");
+            checkId(aggregateId, MAX_AGGREGATE_ID_LENGTH, "field 'aggregateId'");
         }
         Long sequence = sequence(root);
         if (sequence != null && aggregateId == null) {
@@ -124,9 +128,12 @@ public class EventParser {
     }
 
     private static String checkEventId(String id, String where) {
-        if (id.isEmpty() || id.length() > MAX_EVENT_ID_LENGTH) {
-            throw new InvalidMessageException(where + " must be 1-" + MAX_EVENT_ID_LENGTH + " characters, got "
-                    + id.length());
+        return checkId(id, MAX_EVENT_ID_LENGTH, where);
+    }
+
+    private static String checkId(String id, int maxLength, String where) {
+        if (id.isEmpty() || id.length() > maxLength) {
+            throw new InvalidMessageException(where + " must be 1-" + maxLength + " characters, got " + id.length());
         }
         return noControlCharacters(id, where);
     }

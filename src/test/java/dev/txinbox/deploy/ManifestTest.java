@@ -17,7 +17,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.Properties;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
@@ -29,6 +28,7 @@ import java.util.stream.Stream;
 
 import jakarta.inject.Inject;
 
+import org.eclipse.microprofile.config.ConfigProvider;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -595,16 +595,20 @@ class ManifestTest extends ServiceTest {
         }
     }
 
-    /** application.properties' keys as environment variables (every profile). */
+    /**
+     * The running service's settings as environment variables: every property it knows (the config
+     * tree's defaults included), and the variables application.properties reads by name.
+     */
     private static Set<String> settings() throws IOException {
-        Properties properties = new Properties();
-        try (var in = Files.newInputStream(Path.of("src/main/resources/application.properties"))) {
-            properties.load(in);
-        }
         Set<String> variables = new HashSet<>();
-        for (String key : properties.stringPropertyNames()) {
+        for (String key : ConfigProvider.getConfig().getPropertyNames()) {
             String name = key.startsWith("%") ? key.substring(key.indexOf('.') + 1) : key;
             variables.add(name.replaceAll("[^A-Za-z0-9]", "_").toUpperCase());
+        }
+        Matcher read = Pattern.compile("\\$\\{([A-Z][A-Z0-9_]*)[:}]")
+                .matcher(Files.readString(Path.of("src/main/resources/application.properties")));
+        while (read.find()) {
+            variables.add(read.group(1));
         }
         return variables;
     }

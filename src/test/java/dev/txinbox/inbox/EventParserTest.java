@@ -47,6 +47,20 @@ class EventParserTest {
     }
 
     @Test
+    void idsLongerThanTheirIndexesCanHoldAreRefusedWithTheirLimit() {
+        EventParser roomy = new EventParser(1_000_000);
+        String longAggregate = "a".repeat(EventParser.MAX_AGGREGATE_ID_LENGTH + 1);
+        assertEquals("field 'aggregateId' must be 1-512 characters, got 513", assertThrows(InvalidMessageException.class,
+                () -> roomy.parse("{\"eventId\":\"e\",\"type\":\"T\",\"aggregateId\":\"" + longAggregate + "\"}", null))
+                .getMessage());
+        assertEquals("field 'type' must be 1-200 characters, got 201", assertThrows(InvalidMessageException.class,
+                () -> roomy.parse("{\"eventId\":\"e\",\"type\":\"" + "T".repeat(201) + "\"}", null)).getMessage());
+        String atTheLimit = "\u00e9".repeat(EventParser.MAX_AGGREGATE_ID_LENGTH);
+        assertEquals(atTheLimit, roomy.parse("{\"eventId\":\"e\",\"type\":\"T\",\"aggregateId\":\"" + atTheLimit + "\"}",
+                null).aggregateId());
+    }
+
+    @Test
     void nestingBeyondTheReadersLimitIsNamedNotThrownAsABug() {
         String deep = "{\"eventId\":\"e\",\"type\":\"T\",\"payload\":" + "[".repeat(10_000) + "]".repeat(10_000) + "}";
         InvalidMessageException e = assertThrows(InvalidMessageException.class,

@@ -66,7 +66,7 @@ class MalformedMessageTest extends ServiceTest {
 
     @Test
     void jsonNestedEightThousandDeepIsDeadLetteredWithItsReason() {
-        // 8,000 levels fit the tests' 16 KiB body limit; the reader's own limit is 1,000.
+        // 8,000 levels fit the tests' 32 KiB body limit; the reader's own limit is 1,000.
         String group = unique("ord"), good = unique("evt");
         String body = "{\"eventId\":\"" + unique("deep") + "\",\"payload\":" + "[".repeat(8_000) + "]".repeat(8_000) + "}";
         String sqsId = queues.send("orders.fifo", group, body);
@@ -82,11 +82,11 @@ class MalformedMessageTest extends ServiceTest {
     @Test
     void aBodyOverTheSizeLimitIsDeadLetteredUnread() {
         String group = unique("ord");
-        String body = "{\"eventId\":\"" + unique("big") + "\",\"padding\":\"" + "x".repeat(20_000) + "\"}";
+        String body = "{\"eventId\":\"" + unique("big") + "\",\"padding\":\"" + "x".repeat(40_000) + "\"}";
         String sqsId = queues.send("orders.fifo", group, body);
         Message copy = awaitDeadLetter("orders-dlq.fifo", sqsId);
         String error = copy.messageAttributes().get("txinbox-error").stringValue();
-        assertTrue(error.contains("larger than the limit of 16384 bytes"), error);
+        assertTrue(error.contains("larger than the limit of 32768 bytes"), error);
         assertEquals(body, copy.body());
     }
 

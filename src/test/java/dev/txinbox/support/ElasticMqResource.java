@@ -41,7 +41,7 @@ public class ElasticMqResource implements QuarkusTestResourceLifecycleManager {
                 Map.entry("txinbox.consumers.ledger.visibility-timeout", LEDGER_VISIBILITY_SECONDS + "s"),
                 Map.entry("txinbox.consumers.ledger.retry.base", "1s"),
                 Map.entry("txinbox.consumers.ledger.retry.max-attempts", "3"),
-                Map.entry("txinbox.inbox.max-body-bytes", "16384"),
+                Map.entry("txinbox.inbox.max-body-bytes", "32768"),
                 Map.entry("mp.messaging.incoming.ledger.connector", "smallrye-sqs"),
                 Map.entry("mp.messaging.incoming.ledger.queue", "ledger.fifo"),
                 Map.entry("mp.messaging.incoming.ledger.max-number-of-messages", "10"),

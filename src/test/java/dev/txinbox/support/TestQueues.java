@@ -72,6 +72,50 @@ public class TestQueues implements AutoCloseable {
         }
     }
 
+    /** A message to send: its group, body and string message attributes. */
+    public record Outgoing(String group, String body, Map<String, String> attributes) {
+    }
+
+    /**
+     * Sends messages in order, ten per call where they fit SQS's 256 KiB per call, and returns their SQS
+     * message ids in the same order.
+     */
+    public List<String> sendAll(String queue, List<Outgoing> messages) {
+        String url = url(queue);
+        List<String> ids = new ArrayList<>(messages.size());
+        List<SendMessageBatchRequestEntry> entries = new ArrayList<>();
+        int bytes = 0;
+        for (Outgoing message : messages) {
+            int size = message.body().getBytes(java.nio.charset.StandardCharsets.UTF_8).length;
+            if (!entries.isEmpty() && (entries.size() == 10 || bytes + size > 200_000)) {
+                ids.addAll(sendEntries(url, entries));
+                entries.clear();
+                bytes = 0;
+            }
+            Map<String, MessageAttributeValue> values = new java.util.HashMap<>();
+            message.attributes().forEach((k, v) -> values.put(k,
+                    MessageAttributeValue.builder().dataType("String").stringValue(v).build()));
+            entries.add(SendMessageBatchRequestEntry.builder().id(Integer.toString(entries.size()))
+                    .messageGroupId(message.group()).messageDeduplicationId(UUID.randomUUID().toString())
+                    .messageBody(message.body()).messageAttributes(values).build());
+            bytes += size;
+        }
+        if (!entries.isEmpty()) {
+            ids.addAll(sendEntries(url, entries));
+        }
+        return ids;
+    }
+
+    private List<String> sendEntries(String url, List<SendMessageBatchRequestEntry> entries) {
+        var response = client.sendMessageBatch(r -> r.queueUrl(url).entries(entries));
+        if (!response.failed().isEmpty()) {
+            throw new IllegalStateException("batch send failed: " + response.failed());
+        }
+        Map<String, String> byEntry = new java.util.HashMap<>();
+        response.successful().forEach(ok -> byEntry.put(ok.id(), ok.messageId()));
+        return entries.stream().map(e -> byEntry.get(e.id())).toList();
+    }
+
     /** Visible plus in-flight plus delayed messages. */
     public int depth(String queue) {
         Map<QueueAttributeName, String> attributes = client.getQueueAttributes(r -> r.queueUrl(url(queue))
