@@ -20,6 +20,18 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 
+import dev.txinbox.harness.Child;
+import dev.txinbox.harness.Db;
+import dev.txinbox.harness.Oracle;
+import dev.txinbox.harness.OrderStream;
+import dev.txinbox.harness.Proc;
+import dev.txinbox.harness.Producer;
+import dev.txinbox.harness.Service;
+import dev.txinbox.harness.ServiceCounters;
+import dev.txinbox.harness.Sqs;
+import dev.txinbox.harness.StreamSpec;
+import dev.txinbox.harness.Verifier;
+
 /**
  * bench/run: measures txinbox against the drain ceiling and the naive consumer, on the same broker,
  * database and stream, in two modes: concurrent (the stream is sent while the consumer runs; then its

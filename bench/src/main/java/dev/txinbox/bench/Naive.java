@@ -12,6 +12,8 @@ import java.util.concurrent.atomic.AtomicLong;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
+import dev.txinbox.harness.Proc;
+import dev.txinbox.harness.Sqs;
 import software.amazon.awssdk.services.sqs.model.Message;
 
 /**

@@ -6,6 +6,8 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 
+import dev.txinbox.harness.Verifier;
+
 /**
  * The scale point's history: N inbox rows a long-running consumer would have left behind (PROCESSED,
  * 1 to 13 days old, inside the default retention, short bodies), so that the claim's unique index and the table are the size of a real
@@ -15,7 +17,7 @@ import java.sql.Statement;
 public final class OldRows {
 
     /** What the harness leaves out when it checks a run against the oracle. */
-    public static final String ID_PREFIX = "old-";
+    public static final String ID_PREFIX = Verifier.HISTORY_ID_PREFIX;
 
     /** How long the pre-load took, and what it left on disk (table with its indexes). */
     public record Load(long rows, double insertSeconds, double vacuumSeconds, double totalSeconds, long tableBytes) {

@@ -6,6 +6,9 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Set;
 
+import dev.txinbox.harness.CommandLine;
+import dev.txinbox.harness.StreamSpec;
+
 /** Command-line options of bench/run (see docs/BENCHMARKS.md); {@code --quick} shrinks every run. */
 final class Options {
 

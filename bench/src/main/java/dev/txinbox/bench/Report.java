@@ -5,6 +5,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
+import dev.txinbox.harness.StreamSpec;
+import dev.txinbox.harness.Verifier;
+
 /** The results of one bench/run as JSON and as the markdown tables (one per mode) docs/BENCHMARKS.md quotes. */
 final class Report {
 

@@ -14,8 +14,8 @@ import java.util.stream.Stream;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 
-import dev.txinbox.bench.Sqs;
-import dev.txinbox.bench.StreamSpec;
+import dev.txinbox.harness.Sqs;
+import dev.txinbox.harness.StreamSpec;
 
 /**
  * chaos/run: streams orders through the real service while crashing, restarting and slowing down what it

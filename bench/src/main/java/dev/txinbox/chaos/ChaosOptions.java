@@ -5,8 +5,8 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Set;
 
-import dev.txinbox.bench.CommandLine;
-import dev.txinbox.bench.StreamSpec;
+import dev.txinbox.harness.CommandLine;
+import dev.txinbox.harness.StreamSpec;
 
 /** Command-line options of chaos/run (see docs/RELIABILITY.md); {@code --quick} shrinks every scenario. */
 final class ChaosOptions {

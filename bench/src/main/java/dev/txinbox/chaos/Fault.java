@@ -11,7 +11,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.stream.Stream;
 
-import dev.txinbox.bench.Db;
+import dev.txinbox.harness.Db;
 
 /**
  * What goes wrong during a scenario. Faults are placed by progress (a fraction of the stream's events

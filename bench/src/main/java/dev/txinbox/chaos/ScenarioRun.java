@@ -13,13 +13,13 @@ import java.util.Random;
 import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicReference;
 
-import dev.txinbox.bench.Db;
-import dev.txinbox.bench.OrderStream;
-import dev.txinbox.bench.Outgoing;
-import dev.txinbox.bench.Producer;
-import dev.txinbox.bench.Service;
-import dev.txinbox.bench.Sqs;
-import dev.txinbox.bench.Verifier;
+import dev.txinbox.harness.Db;
+import dev.txinbox.harness.OrderStream;
+import dev.txinbox.harness.Outgoing;
+import dev.txinbox.harness.Producer;
+import dev.txinbox.harness.Service;
+import dev.txinbox.harness.Sqs;
+import dev.txinbox.harness.Verifier;
 
 /**
  * One scenario, start to verdict: a fresh database, its own queues, the service (one or two instances),

@@ -1,4 +1,4 @@
-package dev.txinbox.bench;
+package dev.txinbox.harness;
 
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -32,6 +32,12 @@ public final class Verifier {
         }
     }
 
+    /**
+     * Ids of history loaded into the inbox before a stream (the benchmark's scale point, {@code OldRows}):
+     * no stream's ids start so, and the check leaves those rows out.
+     */
+    public static final String HISTORY_ID_PREFIX = "old-";
+
     private Verifier() {
     }
 
@@ -43,7 +49,7 @@ public final class Verifier {
             Set<String> processed = new HashSet<>();
             // A scale point's pre-loaded history is no part of the stream (and 10 M ids would not fit in memory).
             try (Statement s = db.createStatement(); ResultSet rs = s.executeQuery("select message_id, status"
-                    + " from inbox_messages where message_id not like '" + OldRows.ID_PREFIX + "%'")) {
+                    + " from inbox_messages where message_id not like '" + HISTORY_ID_PREFIX + "%'")) {
                 while (rs.next()) {
                     byStatus.merge(rs.getString(2), 1L, Long::sum);
                     if ("PROCESSED".equals(rs.getString(2))) {
