@@ -22,6 +22,7 @@ import com.fasterxml.jackson.databind.SerializationFeature;
 
 import dev.txinbox.harness.Child;
 import dev.txinbox.harness.Db;
+import dev.txinbox.harness.Options;
 import dev.txinbox.harness.Oracle;
 import dev.txinbox.harness.OrderStream;
 import dev.txinbox.harness.Proc;
@@ -49,41 +50,42 @@ public final class Bench {
     private static final double WINDOW_FROM = 0.2;
     private static final long NO_PROGRESS_MILLIS = 120_000;
 
-    private final Options options;
+    private final Options<BenchSuite> options;
+    private final BenchSuite suite;
     private final Sqs sqs;
     private final long brokerPid;
     private final Path results;
     private final Path logs;
     private int queueCounter;
 
-    Bench(Options options) throws IOException {
+    Bench(Options<BenchSuite> options) throws IOException {
         this.options = options;
-        this.sqs = new Sqs(options.endpoint, 16);
-        this.brokerPid = options.brokerPid;
-        this.results = options.out;
-        this.logs = options.out.resolve("logs");
+        this.suite = options.suite();
+        this.sqs = new Sqs(suite.endpoint, 16);
+        this.brokerPid = suite.brokerPid;
+        this.results = options.out();
+        this.logs = options.logs();
         Files.createDirectories(logs);
     }
 
     public static void main(String[] args) throws Exception {
-        Options options = Options.parse(args);
-        Bench bench = new Bench(options);
+        Bench bench = new Bench(Options.parseOrExit(new BenchSuite(), args));
         int failures = bench.runAll();
         System.exit(failures == 0 ? 0 : 1);
     }
 
     int runAll() throws Exception {
-        StreamSpec main = options.spec();
+        StreamSpec main = suite.spec(options);
         List<RunResult> runs = new ArrayList<>();
-        System.out.printf("txinbox benchmark (%s; %s): %s%n", options.size, String.join(" and ", options.modes),
+        System.out.printf("txinbox benchmark (%s; %s): %s%n", options.size(), String.join(" and ", suite.modes),
                 main.describe());
         OrderStream mainStream = OrderStream.generate(main);
-        mainStream.oracle().write(results.resolve("oracle-" + options.size + ".json"));
+        mainStream.oracle().write(results.resolve("oracle-" + options.size() + ".json"));
 
-        for (String mode : options.modes) {
+        for (String mode : suite.modes) {
             System.out.println(mode + " mode:");
-            boolean jfr = options.jfr && mode.equals(options.modes.get(0));
-            if (mode.equals(Options.BACKLOG)) {
+            boolean jfr = suite.jfr && mode.equals(suite.modes.get(0));
+            if (mode.equals(BenchSuite.BACKLOG)) {
                 runs.addAll(backlog(main, mainStream, jfr));
             } else {
                 runs.addAll(concurrent(main, mainStream, jfr));
@@ -92,8 +94,8 @@ public final class Bench {
 
         Report report = new Report(options, main, runs, machine());
         String stamp = LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmm"));
-        Path json = results.resolve(options.size + "-" + stamp + ".json");
-        Path markdown = results.resolve(options.size + "-" + stamp + ".md");
+        Path json = results.resolve(options.size() + "-" + stamp + ".json");
+        Path markdown = results.resolve(options.size() + "-" + stamp + ".md");
         JSON.writeValue(json.toFile(), report.document());
         Files.writeString(markdown, report.markdown());
         System.out.println();
@@ -105,32 +107,32 @@ public final class Bench {
 
     /** The stream sent as fast as the broker takes it while the consumer runs; then latency and the curves. */
     private List<RunResult> concurrent(StreamSpec main, OrderStream mainStream, boolean jfr) throws Exception {
-        String mode = Options.CONCURRENT;
+        String mode = BenchSuite.CONCURRENT;
         List<RunResult> runs = new ArrayList<>();
-        RunResult txinbox = txinbox("txinbox", mainStream, main.groups(), options.parallelism, 0, jfr);
+        RunResult txinbox = txinbox("txinbox", mainStream, main.groups(), suite.parallelism, 0, jfr);
         runs.add(txinbox);
-        if (options.runs.contains("drain")) {
+        if (suite.runs.contains("drain")) {
             runs.add(drain(mode, "drain ceiling", mainStream, main.groups()));
         }
-        if (options.runs.contains("naive")) {
+        if (suite.runs.contains("naive")) {
             runs.add(naive(mode, "naive (article)", mainStream, main.groups()));
         }
-        if (options.runs.contains("latency")) {
+        if (suite.runs.contains("latency")) {
             double halfPeak = Math.max(50, Math.floor(txinbox.throughput() / 2 / 50) * 50);
             StreamSpec paced = main.withMessages(
-                    Math.max(2_000, (int) Math.min(main.messages(), halfPeak * options.pacedSeconds)));
-            runs.add(txinbox("latency at half peak", OrderStream.generate(paced), main.groups(), options.parallelism,
+                    Math.max(2_000, (int) Math.min(main.messages(), halfPeak * suite.pacedSeconds)));
+            runs.add(txinbox("latency at half peak", OrderStream.generate(paced), main.groups(), suite.parallelism,
                     halfPeak, false));
         }
-        if (options.runs.contains("curves")) {
-            StreamSpec curveSpec = main.withMessages(options.curveMessages);
+        if (suite.runs.contains("curves")) {
+            StreamSpec curveSpec = main.withMessages(suite.curveMessages);
             OrderStream curveStream = OrderStream.generate(curveSpec);
-            for (int p : options.parallelismCurve) {
+            for (int p : suite.parallelismCurve) {
                 runs.add(txinbox("parallelism " + p, curveStream, curveSpec.groups(), p, 0, false));
             }
-            for (int g : options.groupCurve) {
+            for (int g : suite.groupCurve) {
                 StreamSpec spec = curveSpec.withGroups(g);
-                runs.add(txinbox("groups " + g, OrderStream.generate(spec), g, options.parallelism, 0, false));
+                runs.add(txinbox("groups " + g, OrderStream.generate(spec), g, suite.parallelism, 0, false));
             }
         }
         return runs;
@@ -138,18 +140,18 @@ public final class Bench {
 
     /** The whole stream in the queue before the consumer starts; then txinbox again over old inbox rows. */
     private List<RunResult> backlog(StreamSpec main, OrderStream mainStream, boolean jfr) throws Exception {
-        String mode = Options.BACKLOG;
+        String mode = BenchSuite.BACKLOG;
         List<RunResult> runs = new ArrayList<>();
-        runs.add(txinboxBacklog("txinbox", mainStream, main.groups(), options.parallelism, 0, jfr));
-        if (options.runs.contains("drain")) {
+        runs.add(txinboxBacklog("txinbox", mainStream, main.groups(), suite.parallelism, 0, jfr));
+        if (suite.runs.contains("drain")) {
             runs.add(drain(mode, "drain ceiling", mainStream, main.groups()));
         }
-        if (options.runs.contains("naive")) {
+        if (suite.runs.contains("naive")) {
             runs.add(naive(mode, "naive (article)", mainStream, main.groups()));
         }
-        if (options.scalePoint()) {
-            runs.add(txinboxBacklog(String.format("txinbox over %,d old rows", options.oldRows), mainStream,
-                    main.groups(), options.parallelism, options.oldRows, false));
+        if (suite.scalePoint()) {
+            runs.add(txinboxBacklog(String.format("txinbox over %,d old rows", suite.oldRows), mainStream,
+                    main.groups(), suite.parallelism, suite.oldRows, false));
         }
         return runs;
     }
@@ -161,23 +163,23 @@ public final class Bench {
             throws Exception {
         Queues queues = queues();
         Db.reset(DB);
-        Path log = logs.resolve(slug(Options.CONCURRENT + " " + name) + ".log");
-        Map<String, String> env = Service.env(DB, sqs.endpoint(), queues.name, queues.dlqName, options.httpPort,
+        Path log = logs.resolve(slug(BenchSuite.CONCURRENT + " " + name) + ".log");
+        Map<String, String> env = Service.env(DB, sqs.endpoint(), queues.name, queues.dlqName, options.httpPort(),
                 Map.of("TXINBOX_CONSUMERS_ORDERS_PARALLELISM", Integer.toString(parallelism)));
-        try (Service service = Service.start(options.jar, jfrOptions(jfr), env, log)) {
+        try (Service service = Service.start(options.jar(), jfrOptions(jfr), env, log)) {
             service.awaitReady(Duration.ofMinutes(2));
             OrderStream warm = warmUpStream(groups);
             warmUp(queues, warm, service.child());
             Snapshot before = snapshot(service.pid());
             Map<String, Double> threadsBefore = Proc.threadCpuMillis(service.pid());
             ServiceCounters countersBefore = service.counters();
-            Producer producer = new Producer(sqs.client(), queues.url, options.producerThreads, rate);
+            Producer producer = new Producer(sqs.client(), queues.url, suite.producerThreads, rate);
             producer.send(stream);
             awaitQuiescence(stream.oracle(), warm.oracle().events(), queues, service.child());
             Snapshot after = snapshot(service.pid());
             ServiceCounters countersAfter = service.counters();
             Map<String, Double> threadsAfter = Proc.threadCpuMillis(service.pid());
-            service.saveMetrics(logs.resolve(slug(Options.CONCURRENT + " " + name) + ".metrics"));
+            service.saveMetrics(logs.resolve(slug(BenchSuite.CONCURRENT + " " + name) + ".metrics"));
             long lastCommit = Db.queryLong(Db.url(DB), "select (extract(epoch from max(processed_at)) * 1000)::bigint"
                     + " from inbox_messages");
             long messages = stream.oracle().messages();
@@ -186,7 +188,7 @@ public final class Bench {
                     countersAfter.perCallSince(countersBefore, messages));
             double[] latency = latency();
             Verifier.Verdict verdict = Verifier.txinbox(Db.url(DB), stream.oracle(), sqs.depth(queues.dlqUrl));
-            RunResult result = result(name, "txinbox", Options.CONCURRENT, parallelism, groups, stream, 0, rate, window,
+            RunResult result = result(name, "txinbox", BenchSuite.CONCURRENT, parallelism, groups, stream, 0, rate, window,
                     service.child().peakRssMiB(), latency, verdict, perMessage(threadsBefore, threadsAfter, messages),
                     null, log);
             sqs.deleteQueue(queues.url);
@@ -204,7 +206,7 @@ public final class Bench {
             throws Exception {
         Queues queues = queues();
         Db.reset(DB);
-        String slug = slug(Options.BACKLOG + " " + name);
+        String slug = slug(BenchSuite.BACKLOG + " " + name);
         Map<String, String> settings = Map.of("TXINBOX_CONSUMERS_ORDERS_PARALLELISM", Integer.toString(parallelism));
         OldRows.Load load = null;
         if (oldRows > 0) {
@@ -216,9 +218,9 @@ public final class Bench {
         }
         fill(queues, stream);
         Path log = logs.resolve(slug + ".log");
-        Map<String, String> env = Service.env(DB, sqs.endpoint(), queues.name, queues.dlqName, options.httpPort,
+        Map<String, String> env = Service.env(DB, sqs.endpoint(), queues.name, queues.dlqName, options.httpPort(),
                 settings);
-        try (Service service = Service.start(options.jar, jfrOptions(jfr), env, log)) {
+        try (Service service = Service.start(options.jar(), jfrOptions(jfr), env, log)) {
             long messages = stream.oracle().messages();
             Reading from = awaitDone(service, windowStart(messages), false);
             Snapshot before = snapshot(service.pid());
@@ -234,7 +236,7 @@ public final class Bench {
             // Outside the window: every event in the inbox and every poison message in the DLQ, as the oracle wants.
             awaitQuiescence(stream.oracle(), oldRows, queues, service.child());
             Verifier.Verdict verdict = Verifier.txinbox(Db.url(DB), stream.oracle(), sqs.depth(queues.dlqUrl));
-            RunResult result = result(name, "txinbox", Options.BACKLOG, parallelism, groups, stream, oldRows, 0, window,
+            RunResult result = result(name, "txinbox", BenchSuite.BACKLOG, parallelism, groups, stream, oldRows, 0, window,
                     service.child().peakRssMiB(), null, verdict, perMessage(threadsBefore, threadsAfter, measured),
                     load, log);
             sqs.deleteQueue(queues.url);
@@ -249,9 +251,9 @@ public final class Bench {
      */
     private void migrate(Map<String, String> settings, Path log) throws Exception {
         Queues scratch = queues();
-        Map<String, String> env = Service.env(DB, sqs.endpoint(), scratch.name, scratch.dlqName, options.httpPort,
+        Map<String, String> env = Service.env(DB, sqs.endpoint(), scratch.name, scratch.dlqName, options.httpPort(),
                 settings);
-        try (Service service = Service.start(options.jar, List.of(), env, log)) {
+        try (Service service = Service.start(options.jar(), List.of(), env, log)) {
             service.awaitReady(Duration.ofMinutes(2));
         }
         sqs.deleteQueue(scratch.url);
@@ -285,7 +287,7 @@ public final class Bench {
     private RunResult baseline(String mode, String name, String consumer, Class<?> mainClass, int parallelism,
             OrderStream stream, int groups, java.util.function.Function<Queues, List<String>> arguments,
             VerdictSource verdict) throws Exception {
-        boolean backlog = mode.equals(Options.BACKLOG);
+        boolean backlog = mode.equals(BenchSuite.BACKLOG);
         Queues queues = queues();
         Path log = logs.resolve(slug(mode + " " + name) + ".log");
         OrderStream warm = backlog ? null : warmUpStream(groups);
@@ -310,7 +312,7 @@ public final class Bench {
                 warmUp(queues, warm, child);
                 Progress.Mark warmedUp = progress.latest();
                 before = snapshot(child.pid());
-                Producer producer = new Producer(sqs.client(), queues.url, options.producerThreads, 0);
+                Producer producer = new Producer(sqs.client(), queues.url, suite.producerThreads, 0);
                 producer.send(stream);
                 // From the first send, as the service's concurrent runs.
                 from = new Progress.Mark(total - messages, producer.firstSendMillis(), before.consumer(),
@@ -354,7 +356,7 @@ public final class Bench {
 
     /** Sends the whole stream before any consumer runs: the backlog a consumer meets after an outage. */
     private void fill(Queues queues, OrderStream stream) throws InterruptedException {
-        Producer producer = new Producer(sqs.client(), queues.url, options.producerThreads, 0);
+        Producer producer = new Producer(sqs.client(), queues.url, suite.producerThreads, 0);
         producer.send(stream);
         System.out.printf("    queue filled with %d messages in %.1f s%n", producer.sent(),
                 (producer.lastSendMillis() - producer.firstSendMillis()) / 1000.0);
@@ -429,13 +431,13 @@ public final class Bench {
      * pod does. (The backlog mode's warm-up is the first 20 % of its own stream.)
      */
     private OrderStream warmUpStream(int groups) {
-        StreamSpec main = options.spec();
-        return OrderStream.generate(new StreamSpec(options.warmUp, groups, main.duplicateRate(), main.outOfOrderRate(),
+        StreamSpec main = suite.spec(options);
+        return OrderStream.generate(new StreamSpec(suite.warmUp, groups, main.duplicateRate(), main.outOfOrderRate(),
                 0, main.payloadBytes(), main.seed() + 1), WARM_UP);
     }
 
     private void warmUp(Queues queues, OrderStream warm, Child consumer) throws Exception {
-        new Producer(sqs.client(), queues.url, options.producerThreads, 0).send(warm);
+        new Producer(sqs.client(), queues.url, suite.producerThreads, 0).send(warm);
         long deadline = System.currentTimeMillis() + 600_000;
         while (sqs.depth(queues.url) > 0) {
             if (!consumer.isAlive() || System.currentTimeMillis() > deadline) {
@@ -470,7 +472,7 @@ public final class Bench {
 
     /** A flight recording of the service, when asked for (the first txinbox run only). */
     private List<String> jfrOptions(boolean jfr) {
-        return jfr ? List.of("-XX:StartFlightRecording=filename=" + results.resolve("profile-" + options.size + ".jfr")
+        return jfr ? List.of("-XX:StartFlightRecording=filename=" + results.resolve("profile-" + options.size() + ".jfr")
                 + ",settings=profile") : List.of();
     }
 

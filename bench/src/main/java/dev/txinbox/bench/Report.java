@@ -5,18 +5,19 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
+import dev.txinbox.harness.Options;
 import dev.txinbox.harness.StreamSpec;
 import dev.txinbox.harness.Verifier;
 
 /** The results of one bench/run as JSON and as the markdown tables (one per mode) docs/BENCHMARKS.md quotes. */
 final class Report {
 
-    private final Options options;
+    private final Options<BenchSuite> options;
     private final StreamSpec spec;
     private final List<RunResult> runs;
     private final Map<String, Object> machine;
 
-    Report(Options options, StreamSpec spec, List<RunResult> runs, Map<String, Object> machine) {
+    Report(Options<BenchSuite> options, StreamSpec spec, List<RunResult> runs, Map<String, Object> machine) {
         this.options = options;
         this.spec = spec;
         this.runs = runs;
@@ -25,9 +26,9 @@ final class Report {
 
     Map<String, Object> document() {
         Map<String, Object> doc = new LinkedHashMap<>();
-        doc.put("command", options.command);
-        doc.put("size", options.size);
-        doc.put("modes", options.modes);
+        doc.put("command", options.command());
+        doc.put("size", options.size());
+        doc.put("modes", options.suite().modes);
         doc.put("stream", spec);
         doc.put("machine", machine);
         doc.put("ratios", ratios());
@@ -42,12 +43,12 @@ final class Report {
      */
     private Map<String, Double> ratios() {
         Map<String, Double> ratios = new LinkedHashMap<>();
-        ratio(ratios, "txinbox / naive (backlog)", Options.BACKLOG, "naive");
-        ratio(ratios, "txinbox / drain ceiling (concurrent)", Options.CONCURRENT, "drain");
-        ratio(ratios, "txinbox / naive (concurrent)", Options.CONCURRENT, "naive");
-        ratio(ratios, "txinbox / drain ceiling (backlog)", Options.BACKLOG, "drain");
-        txinbox(Options.BACKLOG).ifPresent(t -> runs.stream()
-                .filter(r -> r.mode().equals(Options.BACKLOG) && r.consumer().equals("txinbox") && r.oldRows() > 0)
+        ratio(ratios, "txinbox / naive (backlog)", BenchSuite.BACKLOG, "naive");
+        ratio(ratios, "txinbox / drain ceiling (concurrent)", BenchSuite.CONCURRENT, "drain");
+        ratio(ratios, "txinbox / naive (concurrent)", BenchSuite.CONCURRENT, "naive");
+        ratio(ratios, "txinbox / drain ceiling (backlog)", BenchSuite.BACKLOG, "drain");
+        txinbox(BenchSuite.BACKLOG).ifPresent(t -> runs.stream()
+                .filter(r -> r.mode().equals(BenchSuite.BACKLOG) && r.consumer().equals("txinbox") && r.oldRows() > 0)
                 .forEach(s -> ratios.put(String.format("txinbox over %,d old rows / txinbox (backlog)", s.oldRows()),
                         s.throughput() / t.throughput())));
         return ratios;
@@ -67,13 +68,13 @@ final class Report {
 
     String markdown() {
         StringBuilder md = new StringBuilder();
-        md.append("Command: `").append(options.command).append("`  \n");
+        md.append("Command: `").append(options.command()).append("`  \n");
         md.append("Stream: ").append(spec.describe()).append("  \n");
         md.append("Machine: ").append(machine.get("cores")).append(" cores, ").append(machine.get("cpu")).append(", ")
                 .append(machine.get("java")).append(", ").append(machine.get("broker")).append("\n");
-        for (String mode : options.modes) {
+        for (String mode : options.suite().modes) {
             List<RunResult> inMode = runs.stream().filter(r -> r.mode().equals(mode)).toList();
-            if (mode.equals(Options.BACKLOG)) {
+            if (mode.equals(BenchSuite.BACKLOG)) {
                 backlogTable(md, inMode);
             } else {
                 concurrentTable(md, inMode);

@@ -5,21 +5,23 @@ import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
 
+import dev.txinbox.harness.Options;
+
 /** The chaos suite's results: JSON for tools, markdown for docs/RELIABILITY.md. */
 final class ChaosReport {
 
-    private final ChaosOptions options;
+    private final Options<ChaosSuite> options;
     private final List<ScenarioResult> results;
 
-    ChaosReport(ChaosOptions options, List<ScenarioResult> results) {
+    ChaosReport(Options<ChaosSuite> options, List<ScenarioResult> results) {
         this.options = options;
         this.results = results;
     }
 
     Map<String, Object> document() {
         Map<String, Object> doc = new LinkedHashMap<>();
-        doc.put("command", options.command);
-        doc.put("mode", options.mode);
+        doc.put("command", options.command());
+        doc.put("mode", options.size());
         doc.put("passed", results.stream().allMatch(ScenarioResult::passed));
         doc.put("machine", Runtime.getRuntime().availableProcessors() + " cores, "
                 + System.getProperty("java.vm.name") + " " + System.getProperty("java.version"));
@@ -29,10 +31,10 @@ final class ChaosReport {
 
     String markdown() {
         StringBuilder md = new StringBuilder();
-        md.append("Command: `").append(options.command).append("`  \n");
+        md.append("Command: `").append(options.command()).append("`  \n");
         md.append("Broker: ElasticMQ 1.7.1 standalone, messages persisted in H2; PostgreSQL local; service jar with ")
-                .append("the pod's memory limit. Stream sent at ").append(options.rate).append(" msg/s over ")
-                .append(options.groups).append(" groups.\n\n");
+                .append("the pod's memory limit. Stream sent at ").append(options.suite().rate).append(" msg/s over ")
+                .append(options.groups()).append(" groups.\n\n");
         md.append("| scenario | messages sent | events | inbox rows by status | dead letters (with reason) | lost | doubled"
                 + " | unexplained | s | s to quiescence | verdict |\n");
         md.append("|---|--:|--:|---|--:|--:|--:|--:|--:|--:|---|\n");

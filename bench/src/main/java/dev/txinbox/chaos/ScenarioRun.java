@@ -14,6 +14,7 @@ import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicReference;
 
 import dev.txinbox.harness.Db;
+import dev.txinbox.harness.Options;
 import dev.txinbox.harness.OrderStream;
 import dev.txinbox.harness.Outgoing;
 import dev.txinbox.harness.Producer;
@@ -32,7 +33,7 @@ final class ScenarioRun {
     private static final Duration STALL = Duration.ofMinutes(3);
 
     private final Chaos.Scenario scenario;
-    private final ChaosOptions options;
+    private final Options<ChaosSuite> options;
     private final Broker broker;
     private final Sqs sqs;
     private final Random random;
@@ -42,7 +43,7 @@ final class ScenarioRun {
     private final long startedAt = System.currentTimeMillis();
     private OrderStream stream;
 
-    ScenarioRun(Chaos.Scenario scenario, ChaosOptions options, Broker broker, Sqs sqs, Random random) {
+    ScenarioRun(Chaos.Scenario scenario, Options<ChaosSuite> options, Broker broker, Sqs sqs, Random random) {
         this.scenario = scenario;
         this.options = options;
         this.broker = broker;
@@ -63,7 +64,7 @@ final class ScenarioRun {
         AtomicReference<Throwable> producerFailure = new AtomicReference<>();
         Thread producer = new Thread(() -> {
             try {
-                new Producer(sqs.client(), queueUrl, 4, options.rate).send(stream);
+                new Producer(sqs.client(), queueUrl, 4, options.suite().rate).send(stream);
             } catch (Throwable e) {
                 producerFailure.set(e);
             }
@@ -154,13 +155,13 @@ final class ScenarioRun {
 
     void restart(int slot) throws Exception {
         starts[slot]++;
-        Path log = options.out.resolve("logs").resolve(scenario.key() + "-" + (slot + 1) + "-" + starts[slot] + ".log");
+        Path log = options.logs().resolve(scenario.key() + "-" + (slot + 1) + "-" + starts[slot] + ".log");
         Map<String, String> extra = new HashMap<>();
         extra.put("TXINBOX_CONSUMERS_ORDERS_VISIBILITY_TIMEOUT", scenario.visibilityTimeout().toSeconds() + "s");
         // INFO, unlike the benchmark: a chaos run's logs are its evidence.
         extra.put("QUARKUS_LOG_CATEGORY__DEV_TXINBOX__LEVEL", "INFO");
-        services[slot] = Service.start(options.jar, List.of(), Service.env(DATABASE, broker.endpoint(),
-                scenario.queue().name(), scenario.queue().dlqName(), options.httpPort + slot, extra), log);
+        services[slot] = Service.start(options.jar(), List.of(), Service.env(DATABASE, broker.endpoint(),
+                scenario.queue().name(), scenario.queue().dlqName(), options.httpPort() + slot, extra), log);
         services[slot].awaitReady(Duration.ofMinutes(2));
     }
 
@@ -222,7 +223,7 @@ final class ScenarioRun {
     private Map<String, Double> counters() {
         Map<String, Double> sums = new HashMap<>();
         for (int slot = 0; slot < services.length; slot++) {
-            Path file = options.out.resolve("logs").resolve(scenario.key() + "-" + (slot + 1) + ".metrics");
+            Path file = options.logs().resolve(scenario.key() + "-" + (slot + 1) + ".metrics");
             services[slot].saveMetrics(file);
             try {
                 for (String line : Files.readAllLines(file)) {
