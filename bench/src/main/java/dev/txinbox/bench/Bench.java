@@ -9,8 +9,6 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
-import java.time.LocalDateTime;
-import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -18,7 +16,6 @@ import java.util.Map;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.SerializationFeature;
 
 import dev.txinbox.harness.Child;
 import dev.txinbox.harness.Db;
@@ -42,7 +39,6 @@ import dev.txinbox.harness.Verifier;
  */
 public final class Bench {
 
-    private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
     private static final String DB = "txinbox_bench";
     private static final String NAIVE_DB = "txinbox_bench_naive";
     private static final String WARM_UP = "w";
@@ -92,15 +88,7 @@ public final class Bench {
             }
         }
 
-        Report report = new Report(options, main, runs, machine());
-        String stamp = LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmm"));
-        Path json = results.resolve(options.size() + "-" + stamp + ".json");
-        Path markdown = results.resolve(options.size() + "-" + stamp + ".md");
-        JSON.writeValue(json.toFile(), report.document());
-        Files.writeString(markdown, report.markdown());
-        System.out.println();
-        System.out.println(report.markdown());
-        System.out.println("results: " + json + " and " + markdown);
+        new BenchReport(options, main, runs, machine()).write();
         sqs.close();
         return (int) runs.stream().filter(r -> !r.verdict().exactlyOnce() && !r.consumer().equals("naive")).count();
     }

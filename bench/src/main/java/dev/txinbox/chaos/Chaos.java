@@ -3,16 +3,11 @@ package dev.txinbox.chaos;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.time.LocalDateTime;
-import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Random;
 import java.util.stream.Stream;
-
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.SerializationFeature;
 
 import dev.txinbox.harness.Options;
 import dev.txinbox.harness.Sqs;
@@ -24,8 +19,6 @@ import dev.txinbox.harness.StreamSpec;
  * doubled, every poison message dead-lettered with a reason and no inbox row left unexplained.
  */
 public final class Chaos {
-
-    private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
 
     private Chaos() {
     }
@@ -54,15 +47,7 @@ public final class Chaos {
                 results.add(result);
             }
         }
-        ChaosReport report = new ChaosReport(options, results);
-        String stamp = LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmm"));
-        Path json = options.out().resolve(options.size() + "-" + stamp + ".json");
-        Path markdown = options.out().resolve(options.size() + "-" + stamp + ".md");
-        JSON.writeValue(json.toFile(), report.document());
-        Files.writeString(markdown, report.markdown());
-        System.out.println();
-        System.out.println(report.markdown());
-        System.out.println("results: " + json + " and " + markdown);
+        new ChaosReport(options, results).write();
         long failed = results.stream().filter(r -> !r.passed()).count();
         System.exit(failed == 0 ? 0 : 1);
     }

@@ -6,34 +6,32 @@ import java.util.Map;
 import java.util.Optional;
 
 import dev.txinbox.harness.Options;
+import dev.txinbox.harness.Report;
 import dev.txinbox.harness.StreamSpec;
 import dev.txinbox.harness.Verifier;
 
-/** The results of one bench/run as JSON and as the markdown tables (one per mode) docs/BENCHMARKS.md quotes. */
-final class Report {
+/** What one bench/run found: its JSON and the markdown tables (one per mode) docs/BENCHMARKS.md quotes. */
+final class BenchReport extends Report<BenchSuite> {
 
-    private final Options<BenchSuite> options;
     private final StreamSpec spec;
     private final List<RunResult> runs;
     private final Map<String, Object> machine;
 
-    Report(Options<BenchSuite> options, StreamSpec spec, List<RunResult> runs, Map<String, Object> machine) {
-        this.options = options;
+    BenchReport(Options<BenchSuite> options, StreamSpec spec, List<RunResult> runs, Map<String, Object> machine) {
+        super(options);
         this.spec = spec;
         this.runs = runs;
         this.machine = machine;
     }
 
-    Map<String, Object> document() {
-        Map<String, Object> doc = new LinkedHashMap<>();
-        doc.put("command", options.command());
+    @Override
+    protected void document(Map<String, Object> doc) {
         doc.put("size", options.size());
         doc.put("modes", options.suite().modes);
         doc.put("stream", spec);
         doc.put("machine", machine);
         doc.put("ratios", ratios());
         doc.put("runs", runs);
-        return doc;
     }
 
     /**
@@ -66,9 +64,8 @@ final class Report {
                 && r.oldRows() == 0).findFirst();
     }
 
-    String markdown() {
-        StringBuilder md = new StringBuilder();
-        md.append("Command: `").append(options.command()).append("`  \n");
+    @Override
+    protected void markdown(StringBuilder md) {
         md.append("Stream: ").append(spec.describe()).append("  \n");
         md.append("Machine: ").append(machine.get("cores")).append(" cores, ").append(machine.get("cpu")).append(", ")
                 .append(machine.get("java")).append(", ").append(machine.get("broker")).append("\n");
@@ -85,7 +82,6 @@ final class Report {
         ratios.entrySet().stream().filter(e -> !e.getKey().equals("txinbox / naive (concurrent)")
                 && !e.getKey().equals("txinbox / drain ceiling (backlog)"))
                 .forEach(e -> md.append(String.format("| %s | %.2f |%n", e.getKey(), e.getValue())));
-        return md.toString();
     }
 
     private static void concurrentTable(StringBuilder md, List<RunResult> runs) {
