@@ -24,6 +24,7 @@ import dev.txinbox.harness.Oracle;
 import dev.txinbox.harness.OrderStream;
 import dev.txinbox.harness.Proc;
 import dev.txinbox.harness.Producer;
+import dev.txinbox.harness.Quiescence;
 import dev.txinbox.harness.Service;
 import dev.txinbox.harness.ServiceCounters;
 import dev.txinbox.harness.Sqs;
@@ -163,10 +164,15 @@ public final class Bench {
             ServiceCounters countersBefore = service.counters();
             Producer producer = new Producer(sqs.client(), queues.url, suite.producerThreads, rate);
             producer.send(stream);
-            awaitQuiescence(stream.oracle(), warm.oracle().events(), queues, service.child());
-            Snapshot after = snapshot(service.pid());
-            ServiceCounters countersAfter = service.counters();
-            Map<String, Double> threadsAfter = Proc.threadCpuMillis(service.pid());
+            // The window ends the moment the run is quiescent, not after the settle that checks it stays so.
+            End end = new End();
+            if (!quiescence(queues, stream.oracle(), warm.oracle().events()).await(List.of(service), Bench::say,
+                    () -> end.read(service))) {
+                end.read(service);
+            }
+            Snapshot after = end.snapshot;
+            ServiceCounters countersAfter = end.counters;
+            Map<String, Double> threadsAfter = end.threads;
             service.saveMetrics(logs.resolve(slug(BenchSuite.CONCURRENT + " " + name) + ".metrics"));
             long lastCommit = Db.queryLong(Db.url(DB), "select (extract(epoch from max(processed_at)) * 1000)::bigint"
                     + " from inbox_messages");
@@ -222,7 +228,7 @@ public final class Bench {
                     to.counters.totalRequests() - from.counters.totalRequests(),
                     to.counters.perCallSince(from.counters, measured));
             // Outside the window: every event in the inbox and every poison message in the DLQ, as the oracle wants.
-            awaitQuiescence(stream.oracle(), oldRows, queues, service.child());
+            quiescence(queues, stream.oracle(), oldRows).await(List.of(service), Bench::say);
             Verifier.Verdict verdict = Verifier.txinbox(Db.url(DB), stream.oracle(), sqs.depth(queues.dlqUrl));
             RunResult result = result(name, "txinbox", BenchSuite.BACKLOG, parallelism, groups, stream, oldRows, 0, window,
                     service.child().peakRssMiB(), null, verdict, perMessage(threadsBefore, threadsAfter, measured),
@@ -531,35 +537,28 @@ public final class Bench {
     }
 
     /**
-     * Waits until the queue is empty and every event is processed (or nothing moves for two minutes);
-     * {@code alreadyProcessed}: the warm-up's events or the old rows, PROCESSED before the stream.
+     * The end of a txinbox run ({@link Quiescence}): the stream's events PROCESSED besides {@code alreadyProcessed}
+     * (the warm-up's events or the old rows, PROCESSED before the stream).
      */
-    private void awaitQuiescence(Oracle oracle, long alreadyProcessed, Queues queues, Child service) throws Exception {
-        long lastProgress = System.currentTimeMillis();
-        long lastSeen = -1;
-        while (true) {
-            // Only SQS while messages wait: counting inbox rows costs PostgreSQL CPU the run would be billed for.
-            long depth = sqs.depth(queues.url);
-            long dlq = sqs.depth(queues.dlqUrl);
-            long processed = depth > 0 ? -1 : Db.queryLong(Db.url(DB),
-                    "select count(*) from inbox_messages where status = 'PROCESSED'") - alreadyProcessed;
-            if (depth == 0 && processed >= oracle.events() && dlq >= oracle.poisonMessages()) {
-                return;
-            }
-            long seen = processed * 1_000_000 + dlq * 1000 - depth;
-            if (seen != lastSeen) {
-                lastSeen = seen;
-                lastProgress = System.currentTimeMillis();
-            } else if (System.currentTimeMillis() - lastProgress > 120_000) {
-                System.out.printf("  no progress for 2 minutes: queue %d, dead letters %d, processed %d of %d%n",
-                        depth, dlq, processed, oracle.events());
-                return;
-            }
-            if (!service.isAlive()) {
-                throw new IllegalStateException("the service died; see " + service.log());
-            }
-            Thread.sleep(250);
+    private Quiescence quiescence(Queues queues, Oracle oracle, long alreadyProcessed) {
+        return new Quiescence(sqs, queues.url, queues.dlqUrl, DB, oracle, alreadyProcessed);
+    }
+
+    /** What the service had used when its run reached quiescence: the end of a concurrent window. */
+    private final class End {
+        Snapshot snapshot;
+        ServiceCounters counters;
+        Map<String, Double> threads;
+
+        void read(Service service) throws IOException, InterruptedException {
+            snapshot = snapshot(service.pid());
+            counters = service.counters();
+            threads = Proc.threadCpuMillis(service.pid());
         }
+    }
+
+    private static void say(String line) {
+        System.out.println("  " + line);
     }
 
     private static JsonNode awaitSummary(Child child, Path log) throws Exception {

@@ -3,9 +3,9 @@ package dev.txinbox.chaos;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -18,6 +18,7 @@ import dev.txinbox.harness.Options;
 import dev.txinbox.harness.OrderStream;
 import dev.txinbox.harness.Outgoing;
 import dev.txinbox.harness.Producer;
+import dev.txinbox.harness.Quiescence;
 import dev.txinbox.harness.Service;
 import dev.txinbox.harness.Sqs;
 import dev.txinbox.harness.Verifier;
@@ -29,8 +30,6 @@ import dev.txinbox.harness.Verifier;
 final class ScenarioRun {
 
     private static final String DATABASE = "txinbox_chaos";
-    /** With nothing moving for this long, the scenario stops waiting and reports what it finds. */
-    private static final Duration STALL = Duration.ofMinutes(3);
 
     private final Chaos.Scenario scenario;
     private final Options<ChaosSuite> options;
@@ -76,7 +75,8 @@ final class ScenarioRun {
             throw new IllegalStateException("the producer failed", producerFailure.get());
         }
         long calm = System.currentTimeMillis();
-        boolean quiet = awaitQuiescence(queueUrl);
+        boolean quiet = new Quiescence(sqs, queueUrl, broker.queueUrl(scenario.queue().dlqName()), DATABASE,
+                stream.oracle(), 0).await(Arrays.asList(services), this::note);
         long quiescent = System.currentTimeMillis();
 
         Map<String, Double> counters = counters();
@@ -115,13 +115,9 @@ final class ScenarioRun {
     /** Blocks until {@code fraction} of the stream's events are processed. */
     void awaitProgress(double fraction) throws InterruptedException {
         long target = (long) Math.ceil(fraction * stream.oracle().events());
-        long deadline = System.currentTimeMillis() + STALL.toMillis() * 3;
+        long deadline = System.currentTimeMillis() + Quiescence.STALL.toMillis() * 3;
         while (processed() < target) {
-            for (Service service : services) {
-                if (service != null && !service.isAlive()) {
-                    throw new IllegalStateException("a service instance died on its own; see " + service.log());
-                }
-            }
+            Service.requireAlive(Arrays.asList(services));
             if (System.currentTimeMillis() > deadline) {
                 throw new IllegalStateException("the stream did not reach " + target + " processed events");
             }
@@ -169,42 +165,7 @@ final class ScenarioRun {
 
     /** PROCESSED inbox rows so far; -1 while PostgreSQL does not answer. */
     private long processed() {
-        try {
-            return Db.queryLong(Db.url(DATABASE), "select count(*) from inbox_messages where status = 'PROCESSED'");
-        } catch (SQLException e) {
-            return -1;
-        }
-    }
-
-    /** The queue is empty, every event processed and every poison message dead-lettered, or nothing moves. */
-    private boolean awaitQuiescence(String queueUrl) throws InterruptedException {
-        String dlqUrl = broker.queueUrl(scenario.queue().dlqName());
-        long lastChange = System.currentTimeMillis();
-        String last = "";
-        while (true) {
-            long depth = sqs.depth(queueUrl);
-            long dlq = sqs.depth(dlqUrl);
-            long processed = processed();
-            if (depth == 0 && processed >= stream.oracle().events() && dlq >= stream.oracle().poisonMessages()) {
-                Thread.sleep(2_000); // late deletes and dead letters settle; then the verdict counts
-                return true;
-            }
-            String now = depth + "/" + dlq + "/" + processed;
-            if (!now.equals(last)) {
-                last = now;
-                lastChange = System.currentTimeMillis();
-            } else if (System.currentTimeMillis() - lastChange > STALL.toMillis()) {
-                note("no progress for " + STALL.toMinutes() + " minutes: queue " + depth + ", dead letters " + dlq);
-                return false;
-            }
-            for (int slot = 0; slot < services.length; slot++) {
-                if (!services[slot].isAlive()) {
-                    throw new IllegalStateException("instance " + (slot + 1) + " died on its own; see "
-                            + services[slot].log());
-                }
-            }
-            Thread.sleep(250);
-        }
+        return Db.processedRows(DATABASE);
     }
 
     private List<String> poisonBodies() {

@@ -27,6 +27,15 @@ public final class Db {
         }
     }
 
+    /** PROCESSED inbox rows in {@code database}; -1 while PostgreSQL does not answer (a fault may have stopped it). */
+    public static long processedRows(String database) {
+        try {
+            return queryLong(url(database), "select count(*) from inbox_messages where status = 'PROCESSED'");
+        } catch (SQLException e) {
+            return -1;
+        }
+    }
+
     public static long queryLong(String url, String sql) throws SQLException {
         return Long.parseLong(queryString(url, sql));
     }
