@@ -4,7 +4,6 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -484,7 +483,7 @@ public final class Bench {
     /** SentTimestamp (kept in the inbox row) to the committing transaction, for processed events. */
     private double[] latency() throws SQLException {
         List<Double> values = new ArrayList<>();
-        try (Connection db = DriverManager.getConnection(Db.url(DB), "postgres", "");
+        try (Connection db = Db.connect(Db.url(DB));
                 Statement s = db.createStatement();
                 ResultSet rs = s.executeQuery("select extract(epoch from processed_at - source_sent_at) * 1000"
                         + " from inbox_messages where status = 'PROCESSED' and source_sent_at is not null"

@@ -1,11 +1,11 @@
 package dev.txinbox.bench;
 
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 
+import dev.txinbox.harness.Db;
 import dev.txinbox.harness.Verifier;
 
 /**
@@ -29,7 +29,7 @@ public final class OldRows {
     /** Inserts {@code count} rows into txinbox's (already migrated) inbox, then VACUUM ANALYZE and a checkpoint. */
     public static Load load(String jdbcUrl, long count) throws SQLException {
         long started = System.nanoTime();
-        try (Connection db = DriverManager.getConnection(jdbcUrl, "postgres", "");
+        try (Connection db = Db.connect(jdbcUrl);
                 Statement s = db.createStatement()) {
             // One statement: a single transaction and no round trips; 100 ms apart puts 10 M rows in ~12 days,
             // all younger than the default retention (14 days): retention must find nothing to delete in the

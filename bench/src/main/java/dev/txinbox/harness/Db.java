@@ -18,9 +18,14 @@ public final class Db {
         return SERVER + database;
     }
 
+    /** A connection as the superuser {@code postgres} (the local cluster trusts it): how the harness reads and writes. */
+    public static Connection connect(String url) throws SQLException {
+        return DriverManager.getConnection(url, "postgres", "");
+    }
+
     /** Drops and recreates {@code name}, owned by the service's role; the service's Flyway fills it. */
     public static void reset(String name) throws SQLException {
-        try (Connection db = DriverManager.getConnection(url("postgres"), "postgres", "");
+        try (Connection db = connect(url("postgres"));
                 Statement s = db.createStatement()) {
             s.execute("drop database if exists " + name + " with (force)");
             s.execute("create database " + name + " owner txinbox");
@@ -41,7 +46,7 @@ public final class Db {
     }
 
     public static String queryString(String url, String sql) throws SQLException {
-        try (Connection db = DriverManager.getConnection(url, "postgres", "");
+        try (Connection db = connect(url);
                 Statement s = db.createStatement(); ResultSet rs = s.executeQuery(sql)) {
             rs.next();
             return rs.getString(1);

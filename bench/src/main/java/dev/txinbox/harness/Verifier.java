@@ -1,7 +1,6 @@
 package dev.txinbox.harness;
 
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -43,7 +42,7 @@ public final class Verifier {
 
     /** txinbox's own schema: the inbox must hold every event as PROCESSED, poison as DEAD (when it had an id). */
     public static Verdict txinbox(String jdbcUrl, Oracle oracle, long dlqDepth) throws SQLException {
-        try (Connection db = DriverManager.getConnection(jdbcUrl, "postgres", "")) {
+        try (Connection db = Db.connect(jdbcUrl)) {
             List<String> examples = new ArrayList<>();
             Map<String, Long> byStatus = new TreeMap<>();
             Set<String> processed = new HashSet<>();
@@ -77,7 +76,7 @@ public final class Verifier {
 
     /** The naive consumer's tables: only the business state can be compared. */
     public static Verdict naive(String jdbcUrl, Oracle oracle) throws SQLException {
-        try (Connection db = DriverManager.getConnection(jdbcUrl, "postgres", "")) {
+        try (Connection db = Db.connect(jdbcUrl)) {
             List<String> examples = new ArrayList<>();
             long wrong = compareOrders(db, oracle, examples);
             long doubled = doubledPayments(db, examples);
