@@ -4,13 +4,10 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
-import java.time.LocalDateTime;
-import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -18,7 +15,20 @@ import java.util.Map;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.SerializationFeature;
+
+import dev.txinbox.harness.Child;
+import dev.txinbox.harness.Db;
+import dev.txinbox.harness.Options;
+import dev.txinbox.harness.Oracle;
+import dev.txinbox.harness.OrderStream;
+import dev.txinbox.harness.Proc;
+import dev.txinbox.harness.Producer;
+import dev.txinbox.harness.Quiescence;
+import dev.txinbox.harness.Service;
+import dev.txinbox.harness.ServiceCounters;
+import dev.txinbox.harness.Sqs;
+import dev.txinbox.harness.StreamSpec;
+import dev.txinbox.harness.Verifier;
 
 /**
  * bench/run: measures txinbox against the drain ceiling and the naive consumer, on the same broker,
@@ -29,7 +39,6 @@ import com.fasterxml.jackson.databind.SerializationFeature;
  */
 public final class Bench {
 
-    private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
     private static final String DB = "txinbox_bench";
     private static final String NAIVE_DB = "txinbox_bench_naive";
     private static final String WARM_UP = "w";
@@ -37,88 +46,81 @@ public final class Bench {
     private static final double WINDOW_FROM = 0.2;
     private static final long NO_PROGRESS_MILLIS = 120_000;
 
-    private final Options options;
+    private final Options<BenchSuite> options;
+    private final BenchSuite suite;
     private final Sqs sqs;
     private final long brokerPid;
     private final Path results;
     private final Path logs;
     private int queueCounter;
 
-    Bench(Options options) throws IOException {
+    Bench(Options<BenchSuite> options) throws IOException {
         this.options = options;
-        this.sqs = new Sqs(options.endpoint, 16);
-        this.brokerPid = options.brokerPid;
-        this.results = options.out;
-        this.logs = options.out.resolve("logs");
+        this.suite = options.suite();
+        this.sqs = new Sqs(suite.endpoint, 16);
+        this.brokerPid = suite.brokerPid;
+        this.results = options.out();
+        this.logs = options.logs();
         Files.createDirectories(logs);
     }
 
     public static void main(String[] args) throws Exception {
-        Options options = Options.parse(args);
-        Bench bench = new Bench(options);
+        Bench bench = new Bench(Options.parseOrExit(new BenchSuite(), args));
         int failures = bench.runAll();
         System.exit(failures == 0 ? 0 : 1);
     }
 
     int runAll() throws Exception {
-        StreamSpec main = options.spec();
+        StreamSpec main = suite.spec(options);
         List<RunResult> runs = new ArrayList<>();
-        System.out.printf("txinbox benchmark (%s; %s): %s%n", options.size, String.join(" and ", options.modes),
+        System.out.printf("txinbox benchmark (%s; %s): %s%n", options.size(), String.join(" and ", suite.modes),
                 main.describe());
         OrderStream mainStream = OrderStream.generate(main);
-        mainStream.oracle().write(results.resolve("oracle-" + options.size + ".json"));
+        mainStream.oracle().write(results.resolve("oracle-" + options.size() + ".json"));
 
-        for (String mode : options.modes) {
+        for (String mode : suite.modes) {
             System.out.println(mode + " mode:");
-            boolean jfr = options.jfr && mode.equals(options.modes.get(0));
-            if (mode.equals(Options.BACKLOG)) {
+            boolean jfr = suite.jfr && mode.equals(suite.modes.get(0));
+            if (mode.equals(BenchSuite.BACKLOG)) {
                 runs.addAll(backlog(main, mainStream, jfr));
             } else {
                 runs.addAll(concurrent(main, mainStream, jfr));
             }
         }
 
-        Report report = new Report(options, main, runs, machine());
-        String stamp = LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmm"));
-        Path json = results.resolve(options.size + "-" + stamp + ".json");
-        Path markdown = results.resolve(options.size + "-" + stamp + ".md");
-        JSON.writeValue(json.toFile(), report.document());
-        Files.writeString(markdown, report.markdown());
-        System.out.println();
-        System.out.println(report.markdown());
-        System.out.println("results: " + json + " and " + markdown);
+        new BenchReport(options, main, runs, machine()).write();
         sqs.close();
         return (int) runs.stream().filter(r -> !r.verdict().exactlyOnce() && !r.consumer().equals("naive")).count();
     }
 
     /** The stream sent as fast as the broker takes it while the consumer runs; then latency and the curves. */
     private List<RunResult> concurrent(StreamSpec main, OrderStream mainStream, boolean jfr) throws Exception {
-        String mode = Options.CONCURRENT;
+        String mode = BenchSuite.CONCURRENT;
         List<RunResult> runs = new ArrayList<>();
-        RunResult txinbox = txinbox("txinbox", mainStream, main.groups(), options.parallelism, 0, jfr);
+        RunResult txinbox = txinbox("txinbox", mainStream, main.groups(), suite.parallelism, 0, jfr);
         runs.add(txinbox);
-        if (options.runs.contains("drain")) {
+        if (suite.runs.contains("drain")) {
             runs.add(drain(mode, "drain ceiling", mainStream, main.groups()));
         }
-        if (options.runs.contains("naive")) {
+        if (suite.runs.contains("naive")) {
             runs.add(naive(mode, "naive (article)", mainStream, main.groups()));
         }
-        if (options.runs.contains("latency")) {
+        if (suite.runs.contains("latency")) {
             double halfPeak = Math.max(50, Math.floor(txinbox.throughput() / 2 / 50) * 50);
             StreamSpec paced = main.withMessages(
-                    Math.max(2_000, (int) Math.min(main.messages(), halfPeak * options.pacedSeconds)));
-            runs.add(txinbox("latency at half peak", OrderStream.generate(paced), main.groups(), options.parallelism,
+                    Math.max(2_000, (int) Math.min(main.messages(), halfPeak * suite.pacedSeconds)));
+            runs.add(txinbox("latency at half peak", OrderStream.generate(paced), main.groups(), suite.parallelism,
                     halfPeak, false));
         }
-        if (options.runs.contains("curves")) {
-            StreamSpec curveSpec = main.withMessages(options.curveMessages);
+        if (suite.runs.contains("curves")) {
+            StreamSpec curveSpec = main.withMessages(suite.curveMessages);
             OrderStream curveStream = OrderStream.generate(curveSpec);
-            for (int p : options.parallelismCurve) {
+            for (int p : suite.parallelismCurve) {
                 runs.add(txinbox("parallelism " + p, curveStream, curveSpec.groups(), p, 0, false));
             }
-            for (int g : options.groupCurve) {
+            for (int g : suite.groupCurve) {
                 StreamSpec spec = curveSpec.withGroups(g);
-                runs.add(txinbox("groups " + g, OrderStream.generate(spec), g, options.parallelism, 0, false));
+                runs.add(txinbox("groups " + g, OrderStream.generate(spec), g, suite.parallelism, 0, false));
             }
         }
         return runs;
@@ -126,18 +128,18 @@ public final class Bench {
 
     /** The whole stream in the queue before the consumer starts; then txinbox again over old inbox rows. */
     private List<RunResult> backlog(StreamSpec main, OrderStream mainStream, boolean jfr) throws Exception {
-        String mode = Options.BACKLOG;
+        String mode = BenchSuite.BACKLOG;
         List<RunResult> runs = new ArrayList<>();
-        runs.add(txinboxBacklog("txinbox", mainStream, main.groups(), options.parallelism, 0, jfr));
-        if (options.runs.contains("drain")) {
+        runs.add(txinboxBacklog("txinbox", mainStream, main.groups(), suite.parallelism, 0, jfr));
+        if (suite.runs.contains("drain")) {
             runs.add(drain(mode, "drain ceiling", mainStream, main.groups()));
         }
-        if (options.runs.contains("naive")) {
+        if (suite.runs.contains("naive")) {
             runs.add(naive(mode, "naive (article)", mainStream, main.groups()));
         }
-        if (options.scalePoint()) {
-            runs.add(txinboxBacklog(String.format("txinbox over %,d old rows", options.oldRows), mainStream,
-                    main.groups(), options.parallelism, options.oldRows, false));
+        if (suite.scalePoint()) {
+            runs.add(txinboxBacklog(String.format("txinbox over %,d old rows", suite.oldRows), mainStream,
+                    main.groups(), suite.parallelism, suite.oldRows, false));
         }
         return runs;
     }
@@ -149,23 +151,28 @@ public final class Bench {
             throws Exception {
         Queues queues = queues();
         Db.reset(DB);
-        Path log = logs.resolve(slug(Options.CONCURRENT + " " + name) + ".log");
-        Map<String, String> env = Service.env(DB, sqs.endpoint(), queues.name, queues.dlqName, options.httpPort,
+        Path log = logs.resolve(slug(BenchSuite.CONCURRENT + " " + name) + ".log");
+        Map<String, String> env = Service.env(DB, sqs.endpoint(), queues.name, queues.dlqName, options.httpPort(),
                 Map.of("TXINBOX_CONSUMERS_ORDERS_PARALLELISM", Integer.toString(parallelism)));
-        try (Service service = Service.start(options.jar, jfrOptions(jfr), env, log)) {
+        try (Service service = Service.start(options.jar(), jfrOptions(jfr), env, log)) {
             service.awaitReady(Duration.ofMinutes(2));
             OrderStream warm = warmUpStream(groups);
             warmUp(queues, warm, service.child());
             Snapshot before = snapshot(service.pid());
             Map<String, Double> threadsBefore = Proc.threadCpuMillis(service.pid());
             ServiceCounters countersBefore = service.counters();
-            Producer producer = new Producer(sqs.client(), queues.url, options.producerThreads, rate);
+            Producer producer = new Producer(sqs.client(), queues.url, suite.producerThreads, rate);
             producer.send(stream);
-            awaitQuiescence(stream.oracle(), warm.oracle().events(), queues, service.child());
-            Snapshot after = snapshot(service.pid());
-            ServiceCounters countersAfter = service.counters();
-            Map<String, Double> threadsAfter = Proc.threadCpuMillis(service.pid());
-            service.saveMetrics(logs.resolve(slug(Options.CONCURRENT + " " + name) + ".metrics"));
+            // The window ends the moment the run is quiescent, not after the settle that checks it stays so.
+            End end = new End();
+            if (!quiescence(queues, stream.oracle(), warm.oracle().events()).await(List.of(service), Bench::say,
+                    () -> end.read(service))) {
+                end.read(service);
+            }
+            Snapshot after = end.snapshot;
+            ServiceCounters countersAfter = end.counters;
+            Map<String, Double> threadsAfter = end.threads;
+            service.saveMetrics(logs.resolve(slug(BenchSuite.CONCURRENT + " " + name) + ".metrics"));
             long lastCommit = Db.queryLong(Db.url(DB), "select (extract(epoch from max(processed_at)) * 1000)::bigint"
                     + " from inbox_messages");
             long messages = stream.oracle().messages();
@@ -174,7 +181,7 @@ public final class Bench {
                     countersAfter.perCallSince(countersBefore, messages));
             double[] latency = latency();
             Verifier.Verdict verdict = Verifier.txinbox(Db.url(DB), stream.oracle(), sqs.depth(queues.dlqUrl));
-            RunResult result = result(name, "txinbox", Options.CONCURRENT, parallelism, groups, stream, 0, rate, window,
+            RunResult result = result(name, "txinbox", BenchSuite.CONCURRENT, parallelism, groups, stream, 0, rate, window,
                     service.child().peakRssMiB(), latency, verdict, perMessage(threadsBefore, threadsAfter, messages),
                     null, log);
             sqs.deleteQueue(queues.url);
@@ -192,7 +199,7 @@ public final class Bench {
             throws Exception {
         Queues queues = queues();
         Db.reset(DB);
-        String slug = slug(Options.BACKLOG + " " + name);
+        String slug = slug(BenchSuite.BACKLOG + " " + name);
         Map<String, String> settings = Map.of("TXINBOX_CONSUMERS_ORDERS_PARALLELISM", Integer.toString(parallelism));
         OldRows.Load load = null;
         if (oldRows > 0) {
@@ -204,9 +211,9 @@ public final class Bench {
         }
         fill(queues, stream);
         Path log = logs.resolve(slug + ".log");
-        Map<String, String> env = Service.env(DB, sqs.endpoint(), queues.name, queues.dlqName, options.httpPort,
+        Map<String, String> env = Service.env(DB, sqs.endpoint(), queues.name, queues.dlqName, options.httpPort(),
                 settings);
-        try (Service service = Service.start(options.jar, jfrOptions(jfr), env, log)) {
+        try (Service service = Service.start(options.jar(), jfrOptions(jfr), env, log)) {
             long messages = stream.oracle().messages();
             Reading from = awaitDone(service, windowStart(messages), false);
             Snapshot before = snapshot(service.pid());
@@ -220,9 +227,9 @@ public final class Bench {
                     to.counters.totalRequests() - from.counters.totalRequests(),
                     to.counters.perCallSince(from.counters, measured));
             // Outside the window: every event in the inbox and every poison message in the DLQ, as the oracle wants.
-            awaitQuiescence(stream.oracle(), oldRows, queues, service.child());
+            quiescence(queues, stream.oracle(), oldRows).await(List.of(service), Bench::say);
             Verifier.Verdict verdict = Verifier.txinbox(Db.url(DB), stream.oracle(), sqs.depth(queues.dlqUrl));
-            RunResult result = result(name, "txinbox", Options.BACKLOG, parallelism, groups, stream, oldRows, 0, window,
+            RunResult result = result(name, "txinbox", BenchSuite.BACKLOG, parallelism, groups, stream, oldRows, 0, window,
                     service.child().peakRssMiB(), null, verdict, perMessage(threadsBefore, threadsAfter, measured),
                     load, log);
             sqs.deleteQueue(queues.url);
@@ -237,9 +244,9 @@ public final class Bench {
      */
     private void migrate(Map<String, String> settings, Path log) throws Exception {
         Queues scratch = queues();
-        Map<String, String> env = Service.env(DB, sqs.endpoint(), scratch.name, scratch.dlqName, options.httpPort,
+        Map<String, String> env = Service.env(DB, sqs.endpoint(), scratch.name, scratch.dlqName, options.httpPort(),
                 settings);
-        try (Service service = Service.start(options.jar, List.of(), env, log)) {
+        try (Service service = Service.start(options.jar(), List.of(), env, log)) {
             service.awaitReady(Duration.ofMinutes(2));
         }
         sqs.deleteQueue(scratch.url);
@@ -273,7 +280,7 @@ public final class Bench {
     private RunResult baseline(String mode, String name, String consumer, Class<?> mainClass, int parallelism,
             OrderStream stream, int groups, java.util.function.Function<Queues, List<String>> arguments,
             VerdictSource verdict) throws Exception {
-        boolean backlog = mode.equals(Options.BACKLOG);
+        boolean backlog = mode.equals(BenchSuite.BACKLOG);
         Queues queues = queues();
         Path log = logs.resolve(slug(mode + " " + name) + ".log");
         OrderStream warm = backlog ? null : warmUpStream(groups);
@@ -298,7 +305,7 @@ public final class Bench {
                 warmUp(queues, warm, child);
                 Progress.Mark warmedUp = progress.latest();
                 before = snapshot(child.pid());
-                Producer producer = new Producer(sqs.client(), queues.url, options.producerThreads, 0);
+                Producer producer = new Producer(sqs.client(), queues.url, suite.producerThreads, 0);
                 producer.send(stream);
                 // From the first send, as the service's concurrent runs.
                 from = new Progress.Mark(total - messages, producer.firstSendMillis(), before.consumer(),
@@ -342,7 +349,7 @@ public final class Bench {
 
     /** Sends the whole stream before any consumer runs: the backlog a consumer meets after an outage. */
     private void fill(Queues queues, OrderStream stream) throws InterruptedException {
-        Producer producer = new Producer(sqs.client(), queues.url, options.producerThreads, 0);
+        Producer producer = new Producer(sqs.client(), queues.url, suite.producerThreads, 0);
         producer.send(stream);
         System.out.printf("    queue filled with %d messages in %.1f s%n", producer.sent(),
                 (producer.lastSendMillis() - producer.firstSendMillis()) / 1000.0);
@@ -417,13 +424,13 @@ public final class Bench {
      * pod does. (The backlog mode's warm-up is the first 20 % of its own stream.)
      */
     private OrderStream warmUpStream(int groups) {
-        StreamSpec main = options.spec();
-        return OrderStream.generate(new StreamSpec(options.warmUp, groups, main.duplicateRate(), main.outOfOrderRate(),
+        StreamSpec main = suite.spec(options);
+        return OrderStream.generate(new StreamSpec(suite.warmUp, groups, main.duplicateRate(), main.outOfOrderRate(),
                 0, main.payloadBytes(), main.seed() + 1), WARM_UP);
     }
 
     private void warmUp(Queues queues, OrderStream warm, Child consumer) throws Exception {
-        new Producer(sqs.client(), queues.url, options.producerThreads, 0).send(warm);
+        new Producer(sqs.client(), queues.url, suite.producerThreads, 0).send(warm);
         long deadline = System.currentTimeMillis() + 600_000;
         while (sqs.depth(queues.url) > 0) {
             if (!consumer.isAlive() || System.currentTimeMillis() > deadline) {
@@ -458,7 +465,7 @@ public final class Bench {
 
     /** A flight recording of the service, when asked for (the first txinbox run only). */
     private List<String> jfrOptions(boolean jfr) {
-        return jfr ? List.of("-XX:StartFlightRecording=filename=" + results.resolve("profile-" + options.size + ".jfr")
+        return jfr ? List.of("-XX:StartFlightRecording=filename=" + results.resolve("profile-" + options.size() + ".jfr")
                 + ",settings=profile") : List.of();
     }
 
@@ -476,7 +483,7 @@ public final class Bench {
     /** SentTimestamp (kept in the inbox row) to the committing transaction, for processed events. */
     private double[] latency() throws SQLException {
         List<Double> values = new ArrayList<>();
-        try (Connection db = DriverManager.getConnection(Db.url(DB), "postgres", "");
+        try (Connection db = Db.connect(Db.url(DB));
                 Statement s = db.createStatement();
                 ResultSet rs = s.executeQuery("select extract(epoch from processed_at - source_sent_at) * 1000"
                         + " from inbox_messages where status = 'PROCESSED' and source_sent_at is not null"
@@ -529,35 +536,28 @@ public final class Bench {
     }
 
     /**
-     * Waits until the queue is empty and every event is processed (or nothing moves for two minutes);
-     * {@code alreadyProcessed}: the warm-up's events or the old rows, PROCESSED before the stream.
+     * The end of a txinbox run ({@link Quiescence}): the stream's events PROCESSED besides {@code alreadyProcessed}
+     * (the warm-up's events or the old rows, PROCESSED before the stream).
      */
-    private void awaitQuiescence(Oracle oracle, long alreadyProcessed, Queues queues, Child service) throws Exception {
-        long lastProgress = System.currentTimeMillis();
-        long lastSeen = -1;
-        while (true) {
-            // Only SQS while messages wait: counting inbox rows costs PostgreSQL CPU the run would be billed for.
-            long depth = sqs.depth(queues.url);
-            long dlq = sqs.depth(queues.dlqUrl);
-            long processed = depth > 0 ? -1 : Db.queryLong(Db.url(DB),
-                    "select count(*) from inbox_messages where status = 'PROCESSED'") - alreadyProcessed;
-            if (depth == 0 && processed >= oracle.events() && dlq >= oracle.poisonMessages()) {
-                return;
-            }
-            long seen = processed * 1_000_000 + dlq * 1000 - depth;
-            if (seen != lastSeen) {
-                lastSeen = seen;
-                lastProgress = System.currentTimeMillis();
-            } else if (System.currentTimeMillis() - lastProgress > 120_000) {
-                System.out.printf("  no progress for 2 minutes: queue %d, dead letters %d, processed %d of %d%n",
-                        depth, dlq, processed, oracle.events());
-                return;
-            }
-            if (!service.isAlive()) {
-                throw new IllegalStateException("the service died; see " + service.log());
-            }
-            Thread.sleep(250);
+    private Quiescence quiescence(Queues queues, Oracle oracle, long alreadyProcessed) {
+        return new Quiescence(sqs, queues.url, queues.dlqUrl, DB, oracle, alreadyProcessed);
+    }
+
+    /** What the service had used when its run reached quiescence: the end of a concurrent window. */
+    private final class End {
+        Snapshot snapshot;
+        ServiceCounters counters;
+        Map<String, Double> threads;
+
+        void read(Service service) throws IOException, InterruptedException {
+            snapshot = snapshot(service.pid());
+            counters = service.counters();
+            threads = Proc.threadCpuMillis(service.pid());
         }
+    }
+
+    private static void say(String line) {
+        System.out.println("  " + line);
     }
 
     private static JsonNode awaitSummary(Child child, Path log) throws Exception {

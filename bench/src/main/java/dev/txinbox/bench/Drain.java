@@ -4,7 +4,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 
-import software.amazon.awssdk.services.sqs.model.DeleteMessageBatchRequestEntry;
+import dev.txinbox.harness.Proc;
+import dev.txinbox.harness.Sqs;
 import software.amazon.awssdk.services.sqs.model.Message;
 
 /**
@@ -37,12 +38,7 @@ public final class Drain {
                         if (messages.isEmpty()) {
                             continue;
                         }
-                        List<DeleteMessageBatchRequestEntry> entries = new ArrayList<>();
-                        for (int m = 0; m < messages.size(); m++) {
-                            entries.add(DeleteMessageBatchRequestEntry.builder().id(Integer.toString(m))
-                                    .receiptHandle(messages.get(m).receiptHandle()).build());
-                        }
-                        sqs.client().deleteMessageBatch(r -> r.queueUrl(queueUrl).entries(entries));
+                        sqs.deleteBatch(queueUrl, messages);
                         requests.incrementAndGet();
                         handled.addAndGet(messages.size());
                         lastDelete.accumulateAndGet(System.currentTimeMillis(), Math::max);

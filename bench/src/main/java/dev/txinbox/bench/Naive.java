@@ -1,7 +1,6 @@
 package dev.txinbox.bench;
 
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -12,6 +11,9 @@ import java.util.concurrent.atomic.AtomicLong;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
+import dev.txinbox.harness.Db;
+import dev.txinbox.harness.Proc;
+import dev.txinbox.harness.Sqs;
 import software.amazon.awssdk.services.sqs.model.Message;
 
 /**
@@ -45,7 +47,7 @@ public final class Naive {
         AtomicLong requests = new AtomicLong();
         long poison = 0;
         long lastCommit = 0;
-        try (Sqs sqs = new Sqs(endpoint, 2); Connection db = DriverManager.getConnection(args[2], "postgres", "")) {
+        try (Sqs sqs = new Sqs(endpoint, 2); Connection db = Db.connect(args[2])) {
             try (Statement ddl = db.createStatement()) {
                 ddl.execute(SCHEMA);
             }

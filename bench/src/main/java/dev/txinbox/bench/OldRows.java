@@ -1,10 +1,12 @@
 package dev.txinbox.bench;
 
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+
+import dev.txinbox.harness.Db;
+import dev.txinbox.harness.Verifier;
 
 /**
  * The scale point's history: N inbox rows a long-running consumer would have left behind (PROCESSED,
@@ -15,7 +17,7 @@ import java.sql.Statement;
 public final class OldRows {
 
     /** What the harness leaves out when it checks a run against the oracle. */
-    public static final String ID_PREFIX = "old-";
+    public static final String ID_PREFIX = Verifier.HISTORY_ID_PREFIX;
 
     /** How long the pre-load took, and what it left on disk (table with its indexes). */
     public record Load(long rows, double insertSeconds, double vacuumSeconds, double totalSeconds, long tableBytes) {
@@ -27,7 +29,7 @@ public final class OldRows {
     /** Inserts {@code count} rows into txinbox's (already migrated) inbox, then VACUUM ANALYZE and a checkpoint. */
     public static Load load(String jdbcUrl, long count) throws SQLException {
         long started = System.nanoTime();
-        try (Connection db = DriverManager.getConnection(jdbcUrl, "postgres", "");
+        try (Connection db = Db.connect(jdbcUrl);
                 Statement s = db.createStatement()) {
             // One statement: a single transaction and no round trips; 100 ms apart puts 10 M rows in ~12 days,
             // all younger than the default retention (14 days): retention must find nothing to delete in the

@@ -6,6 +6,8 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.concurrent.atomic.AtomicLong;
 
+import dev.txinbox.harness.Proc;
+
 /**
  * How a baseline consumer tells the harness how far it is: a line {@code progress <handled> <atMillis>
  * <cpuMillis> <sqsRequests>} on its output whenever something moved (at most every 50 ms). The harness

@@ -2,6 +2,8 @@ package dev.txinbox.bench;
 
 import java.util.Map;
 
+import dev.txinbox.harness.Verifier;
+
 /**
  * One measured run. {@code messages} is the stream (events, duplicates, poison); {@code measuredMessages}
  * those inside the measured window: all of them in the concurrent mode (first send to last commit), those

@@ -11,7 +11,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 
-import dev.txinbox.bench.Child;
+import dev.txinbox.harness.Child;
 
 /**
  * A standalone ElasticMQ whose messages live in an H2 file, so that a restart keeps them: the chaos

@@ -1,38 +1,36 @@
 package dev.txinbox.chaos;
 
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
 
-/** The chaos suite's results: JSON for tools, markdown for docs/RELIABILITY.md. */
-final class ChaosReport {
+import dev.txinbox.harness.Options;
+import dev.txinbox.harness.Report;
 
-    private final ChaosOptions options;
+/** What one chaos/run found: its JSON and the markdown docs/RELIABILITY.md quotes. */
+final class ChaosReport extends Report<ChaosSuite> {
+
     private final List<ScenarioResult> results;
 
-    ChaosReport(ChaosOptions options, List<ScenarioResult> results) {
-        this.options = options;
+    ChaosReport(Options<ChaosSuite> options, List<ScenarioResult> results) {
+        super(options);
         this.results = results;
     }
 
-    Map<String, Object> document() {
-        Map<String, Object> doc = new LinkedHashMap<>();
-        doc.put("command", options.command);
-        doc.put("mode", options.mode);
+    @Override
+    protected void document(Map<String, Object> doc) {
+        doc.put("mode", options.size());
         doc.put("passed", results.stream().allMatch(ScenarioResult::passed));
         doc.put("machine", Runtime.getRuntime().availableProcessors() + " cores, "
                 + System.getProperty("java.vm.name") + " " + System.getProperty("java.version"));
         doc.put("scenarios", results);
-        return doc;
     }
 
-    String markdown() {
-        StringBuilder md = new StringBuilder();
-        md.append("Command: `").append(options.command).append("`  \n");
+    @Override
+    protected void markdown(StringBuilder md) {
         md.append("Broker: ElasticMQ 1.7.1 standalone, messages persisted in H2; PostgreSQL local; service jar with ")
-                .append("the pod's memory limit. Stream sent at ").append(options.rate).append(" msg/s over ")
-                .append(options.groups).append(" groups.\n\n");
+                .append("the pod's memory limit. Stream sent at ").append(options.suite().rate).append(" msg/s over ")
+                .append(options.groups()).append(" groups.\n\n");
         md.append("| scenario | messages sent | events | inbox rows by status | dead letters (with reason) | lost | doubled"
                 + " | unexplained | s | s to quiescence | verdict |\n");
         md.append("|---|--:|--:|---|--:|--:|--:|--:|--:|--:|---|\n");
@@ -60,6 +58,5 @@ final class ChaosReport {
                 md.append("  - finding: ").append(e).append('\n');
             }
         }
-        return md.toString();
     }
 }

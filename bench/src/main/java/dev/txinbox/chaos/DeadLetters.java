@@ -5,8 +5,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
-import dev.txinbox.bench.Sqs;
-import software.amazon.awssdk.services.sqs.model.DeleteMessageBatchRequestEntry;
+import dev.txinbox.harness.Sqs;
 import software.amazon.awssdk.services.sqs.model.Message;
 import software.amazon.awssdk.services.sqs.model.MessageAttributeValue;
 
@@ -32,12 +31,7 @@ record DeadLetters(long messages, long withReason, long missingPoison, long unex
                 break;
             }
             all.addAll(batch);
-            List<DeleteMessageBatchRequestEntry> entries = new ArrayList<>();
-            for (int i = 0; i < batch.size(); i++) {
-                entries.add(DeleteMessageBatchRequestEntry.builder().id(Integer.toString(i))
-                        .receiptHandle(batch.get(i).receiptHandle()).build());
-            }
-            sqs.client().deleteMessageBatch(r -> r.queueUrl(dlqUrl).entries(entries));
+            sqs.deleteBatch(dlqUrl, batch);
         }
         Map<String, Long> expected = new HashMap<>();
         poisonBodies.forEach(b -> expected.merge(b, 1L, Long::sum));

@@ -3,7 +3,6 @@ package dev.txinbox.chaos;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -11,7 +10,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.stream.Stream;
 
-import dev.txinbox.bench.Db;
+import dev.txinbox.harness.Db;
 
 /**
  * What goes wrong during a scenario. Faults are placed by progress (a fraction of the stream's events
@@ -87,7 +86,7 @@ interface Fault {
         return run -> {
             for (double point : new double[] { 0.2, 0.5, 0.8 }) {
                 run.awaitProgress(point);
-                try (Connection db = DriverManager.getConnection(Db.url(run.database()), "postgres", "");
+                try (Connection db = Db.connect(Db.url(run.database()));
                         Statement s = db.createStatement()) {
                     db.setAutoCommit(false);
                     s.execute("lock table orders in exclusive mode");

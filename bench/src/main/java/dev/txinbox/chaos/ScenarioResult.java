@@ -3,7 +3,7 @@ package dev.txinbox.chaos;
 import java.util.List;
 import java.util.Map;
 
-import dev.txinbox.bench.Verifier;
+import dev.txinbox.harness.Verifier;
 
 /** One scenario's evidence: what was sent, what the faults were, what PostgreSQL and the DLQ hold. */
 record ScenarioResult(String key, String title, String stream, long messagesSent, long events, long poison,

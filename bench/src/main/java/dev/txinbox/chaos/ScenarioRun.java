@@ -3,9 +3,9 @@ package dev.txinbox.chaos;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -13,13 +13,15 @@ import java.util.Random;
 import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicReference;
 
-import dev.txinbox.bench.Db;
-import dev.txinbox.bench.OrderStream;
-import dev.txinbox.bench.Outgoing;
-import dev.txinbox.bench.Producer;
-import dev.txinbox.bench.Service;
-import dev.txinbox.bench.Sqs;
-import dev.txinbox.bench.Verifier;
+import dev.txinbox.harness.Db;
+import dev.txinbox.harness.Options;
+import dev.txinbox.harness.OrderStream;
+import dev.txinbox.harness.Outgoing;
+import dev.txinbox.harness.Producer;
+import dev.txinbox.harness.Quiescence;
+import dev.txinbox.harness.Service;
+import dev.txinbox.harness.Sqs;
+import dev.txinbox.harness.Verifier;
 
 /**
  * One scenario, start to verdict: a fresh database, its own queues, the service (one or two instances),
@@ -28,11 +30,9 @@ import dev.txinbox.bench.Verifier;
 final class ScenarioRun {
 
     private static final String DATABASE = "txinbox_chaos";
-    /** With nothing moving for this long, the scenario stops waiting and reports what it finds. */
-    private static final Duration STALL = Duration.ofMinutes(3);
 
     private final Chaos.Scenario scenario;
-    private final ChaosOptions options;
+    private final Options<ChaosSuite> options;
     private final Broker broker;
     private final Sqs sqs;
     private final Random random;
@@ -42,7 +42,7 @@ final class ScenarioRun {
     private final long startedAt = System.currentTimeMillis();
     private OrderStream stream;
 
-    ScenarioRun(Chaos.Scenario scenario, ChaosOptions options, Broker broker, Sqs sqs, Random random) {
+    ScenarioRun(Chaos.Scenario scenario, Options<ChaosSuite> options, Broker broker, Sqs sqs, Random random) {
         this.scenario = scenario;
         this.options = options;
         this.broker = broker;
@@ -63,7 +63,7 @@ final class ScenarioRun {
         AtomicReference<Throwable> producerFailure = new AtomicReference<>();
         Thread producer = new Thread(() -> {
             try {
-                new Producer(sqs.client(), queueUrl, 4, options.rate).send(stream);
+                new Producer(sqs.client(), queueUrl, 4, options.suite().rate).send(stream);
             } catch (Throwable e) {
                 producerFailure.set(e);
             }
@@ -75,7 +75,8 @@ final class ScenarioRun {
             throw new IllegalStateException("the producer failed", producerFailure.get());
         }
         long calm = System.currentTimeMillis();
-        boolean quiet = awaitQuiescence(queueUrl);
+        boolean quiet = new Quiescence(sqs, queueUrl, broker.queueUrl(scenario.queue().dlqName()), DATABASE,
+                stream.oracle(), 0).await(Arrays.asList(services), this::note);
         long quiescent = System.currentTimeMillis();
 
         Map<String, Double> counters = counters();
@@ -114,13 +115,9 @@ final class ScenarioRun {
     /** Blocks until {@code fraction} of the stream's events are processed. */
     void awaitProgress(double fraction) throws InterruptedException {
         long target = (long) Math.ceil(fraction * stream.oracle().events());
-        long deadline = System.currentTimeMillis() + STALL.toMillis() * 3;
+        long deadline = System.currentTimeMillis() + Quiescence.STALL.toMillis() * 3;
         while (processed() < target) {
-            for (Service service : services) {
-                if (service != null && !service.isAlive()) {
-                    throw new IllegalStateException("a service instance died on its own; see " + service.log());
-                }
-            }
+            Service.requireAlive(Arrays.asList(services));
             if (System.currentTimeMillis() > deadline) {
                 throw new IllegalStateException("the stream did not reach " + target + " processed events");
             }
@@ -154,13 +151,13 @@ final class ScenarioRun {
 
     void restart(int slot) throws Exception {
         starts[slot]++;
-        Path log = options.out.resolve("logs").resolve(scenario.key() + "-" + (slot + 1) + "-" + starts[slot] + ".log");
+        Path log = options.logs().resolve(scenario.key() + "-" + (slot + 1) + "-" + starts[slot] + ".log");
         Map<String, String> extra = new HashMap<>();
         extra.put("TXINBOX_CONSUMERS_ORDERS_VISIBILITY_TIMEOUT", scenario.visibilityTimeout().toSeconds() + "s");
         // INFO, unlike the benchmark: a chaos run's logs are its evidence.
         extra.put("QUARKUS_LOG_CATEGORY__DEV_TXINBOX__LEVEL", "INFO");
-        services[slot] = Service.start(options.jar, List.of(), Service.env(DATABASE, broker.endpoint(),
-                scenario.queue().name(), scenario.queue().dlqName(), options.httpPort + slot, extra), log);
+        services[slot] = Service.start(options.jar(), List.of(), Service.env(DATABASE, broker.endpoint(),
+                scenario.queue().name(), scenario.queue().dlqName(), options.httpPort() + slot, extra), log);
         services[slot].awaitReady(Duration.ofMinutes(2));
     }
 
@@ -168,42 +165,7 @@ final class ScenarioRun {
 
     /** PROCESSED inbox rows so far; -1 while PostgreSQL does not answer. */
     private long processed() {
-        try {
-            return Db.queryLong(Db.url(DATABASE), "select count(*) from inbox_messages where status = 'PROCESSED'");
-        } catch (SQLException e) {
-            return -1;
-        }
-    }
-
-    /** The queue is empty, every event processed and every poison message dead-lettered, or nothing moves. */
-    private boolean awaitQuiescence(String queueUrl) throws InterruptedException {
-        String dlqUrl = broker.queueUrl(scenario.queue().dlqName());
-        long lastChange = System.currentTimeMillis();
-        String last = "";
-        while (true) {
-            long depth = sqs.depth(queueUrl);
-            long dlq = sqs.depth(dlqUrl);
-            long processed = processed();
-            if (depth == 0 && processed >= stream.oracle().events() && dlq >= stream.oracle().poisonMessages()) {
-                Thread.sleep(2_000); // late deletes and dead letters settle; then the verdict counts
-                return true;
-            }
-            String now = depth + "/" + dlq + "/" + processed;
-            if (!now.equals(last)) {
-                last = now;
-                lastChange = System.currentTimeMillis();
-            } else if (System.currentTimeMillis() - lastChange > STALL.toMillis()) {
-                note("no progress for " + STALL.toMinutes() + " minutes: queue " + depth + ", dead letters " + dlq);
-                return false;
-            }
-            for (int slot = 0; slot < services.length; slot++) {
-                if (!services[slot].isAlive()) {
-                    throw new IllegalStateException("instance " + (slot + 1) + " died on its own; see "
-                            + services[slot].log());
-                }
-            }
-            Thread.sleep(250);
-        }
+        return Db.processedRows(DATABASE);
     }
 
     private List<String> poisonBodies() {
@@ -222,7 +184,7 @@ final class ScenarioRun {
     private Map<String, Double> counters() {
         Map<String, Double> sums = new HashMap<>();
         for (int slot = 0; slot < services.length; slot++) {
-            Path file = options.out.resolve("logs").resolve(scenario.key() + "-" + (slot + 1) + ".metrics");
+            Path file = options.logs().resolve(scenario.key() + "-" + (slot + 1) + ".metrics");
             services[slot].saveMetrics(file);
             try {
                 for (String line : Files.readAllLines(file)) {

@@ -1,4 +1,4 @@
-package dev.txinbox.bench;
+package dev.txinbox.harness;
 
 import java.io.IOException;
 import java.net.URI;
@@ -110,6 +110,20 @@ public final class Service implements AutoCloseable {
                     && !l.contains("_bucket")).toList()) + "\n");
         } catch (IOException | InterruptedException e) {
             // the numbers are a convenience; the database is the evidence
+        }
+    }
+
+    /**
+     * Throws if an instance has died on its own (the harness kills and restarts them in the same thread, so
+     * a dead one here was not the harness's doing); {@code null} slots are instances not started yet.
+     */
+    public static void requireAlive(List<Service> instances) {
+        for (int i = 0; i < instances.size(); i++) {
+            Service service = instances.get(i);
+            if (service != null && !service.isAlive()) {
+                throw new IllegalStateException((instances.size() == 1 ? "the service" : "instance " + (i + 1))
+                        + " died on its own; see " + service.log());
+            }
         }
     }
 

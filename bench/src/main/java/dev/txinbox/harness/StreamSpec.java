@@ -1,4 +1,4 @@
-package dev.txinbox.bench;
+package dev.txinbox.harness;
 
 /**
  * What a generated order stream looks like. Rates are per event: {@code duplicateRate} re-sends an

@@ -5,31 +5,33 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
-/** The results of one bench/run as JSON and as the markdown tables (one per mode) docs/BENCHMARKS.md quotes. */
-final class Report {
+import dev.txinbox.harness.Options;
+import dev.txinbox.harness.Report;
+import dev.txinbox.harness.StreamSpec;
+import dev.txinbox.harness.Verifier;
 
-    private final Options options;
+/** What one bench/run found: its JSON and the markdown tables (one per mode) docs/BENCHMARKS.md quotes. */
+final class BenchReport extends Report<BenchSuite> {
+
     private final StreamSpec spec;
     private final List<RunResult> runs;
     private final Map<String, Object> machine;
 
-    Report(Options options, StreamSpec spec, List<RunResult> runs, Map<String, Object> machine) {
-        this.options = options;
+    BenchReport(Options<BenchSuite> options, StreamSpec spec, List<RunResult> runs, Map<String, Object> machine) {
+        super(options);
         this.spec = spec;
         this.runs = runs;
         this.machine = machine;
     }
 
-    Map<String, Object> document() {
-        Map<String, Object> doc = new LinkedHashMap<>();
-        doc.put("command", options.command);
-        doc.put("size", options.size);
-        doc.put("modes", options.modes);
+    @Override
+    protected void document(Map<String, Object> doc) {
+        doc.put("size", options.size());
+        doc.put("modes", options.suite().modes);
         doc.put("stream", spec);
         doc.put("machine", machine);
         doc.put("ratios", ratios());
         doc.put("runs", runs);
-        return doc;
     }
 
     /**
@@ -39,12 +41,12 @@ final class Report {
      */
     private Map<String, Double> ratios() {
         Map<String, Double> ratios = new LinkedHashMap<>();
-        ratio(ratios, "txinbox / naive (backlog)", Options.BACKLOG, "naive");
-        ratio(ratios, "txinbox / drain ceiling (concurrent)", Options.CONCURRENT, "drain");
-        ratio(ratios, "txinbox / naive (concurrent)", Options.CONCURRENT, "naive");
-        ratio(ratios, "txinbox / drain ceiling (backlog)", Options.BACKLOG, "drain");
-        txinbox(Options.BACKLOG).ifPresent(t -> runs.stream()
-                .filter(r -> r.mode().equals(Options.BACKLOG) && r.consumer().equals("txinbox") && r.oldRows() > 0)
+        ratio(ratios, "txinbox / naive (backlog)", BenchSuite.BACKLOG, "naive");
+        ratio(ratios, "txinbox / drain ceiling (concurrent)", BenchSuite.CONCURRENT, "drain");
+        ratio(ratios, "txinbox / naive (concurrent)", BenchSuite.CONCURRENT, "naive");
+        ratio(ratios, "txinbox / drain ceiling (backlog)", BenchSuite.BACKLOG, "drain");
+        txinbox(BenchSuite.BACKLOG).ifPresent(t -> runs.stream()
+                .filter(r -> r.mode().equals(BenchSuite.BACKLOG) && r.consumer().equals("txinbox") && r.oldRows() > 0)
                 .forEach(s -> ratios.put(String.format("txinbox over %,d old rows / txinbox (backlog)", s.oldRows()),
                         s.throughput() / t.throughput())));
         return ratios;
@@ -62,15 +64,14 @@ final class Report {
                 && r.oldRows() == 0).findFirst();
     }
 
-    String markdown() {
-        StringBuilder md = new StringBuilder();
-        md.append("Command: `").append(options.command).append("`  \n");
+    @Override
+    protected void markdown(StringBuilder md) {
         md.append("Stream: ").append(spec.describe()).append("  \n");
         md.append("Machine: ").append(machine.get("cores")).append(" cores, ").append(machine.get("cpu")).append(", ")
                 .append(machine.get("java")).append(", ").append(machine.get("broker")).append("\n");
-        for (String mode : options.modes) {
+        for (String mode : options.suite().modes) {
             List<RunResult> inMode = runs.stream().filter(r -> r.mode().equals(mode)).toList();
-            if (mode.equals(Options.BACKLOG)) {
+            if (mode.equals(BenchSuite.BACKLOG)) {
                 backlogTable(md, inMode);
             } else {
                 concurrentTable(md, inMode);
@@ -81,7 +82,6 @@ final class Report {
         ratios.entrySet().stream().filter(e -> !e.getKey().equals("txinbox / naive (concurrent)")
                 && !e.getKey().equals("txinbox / drain ceiling (backlog)"))
                 .forEach(e -> md.append(String.format("| %s | %.2f |%n", e.getKey(), e.getValue())));
-        return md.toString();
     }
 
     private static void concurrentTable(StringBuilder md, List<RunResult> runs) {

@@ -1,7 +1,9 @@
-package dev.txinbox.bench;
+package dev.txinbox.harness;
 
 import java.net.URI;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 
 import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
@@ -9,6 +11,8 @@ import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 import software.amazon.awssdk.http.apache.ApacheHttpClient;
 import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.sqs.SqsClient;
+import software.amazon.awssdk.services.sqs.model.DeleteMessageBatchRequestEntry;
+import software.amazon.awssdk.services.sqs.model.Message;
 import software.amazon.awssdk.services.sqs.model.QueueAttributeName;
 
 /** A plain SQS client for the standalone ElasticMQ, and the queue chores of a run. */
@@ -50,6 +54,16 @@ public final class Sqs implements AutoCloseable {
         } catch (RuntimeException e) {
             // best effort: a leftover queue only costs memory in a throwaway broker
         }
+    }
+
+    /** Deletes {@code messages} (up to 10, as received) in one DeleteMessageBatch. */
+    public void deleteBatch(String url, List<Message> messages) {
+        List<DeleteMessageBatchRequestEntry> entries = new ArrayList<>();
+        for (int i = 0; i < messages.size(); i++) {
+            entries.add(DeleteMessageBatchRequestEntry.builder().id(Integer.toString(i))
+                    .receiptHandle(messages.get(i).receiptHandle()).build());
+        }
+        client.deleteMessageBatch(r -> r.queueUrl(url).entries(entries));
     }
 
     /** Visible, in flight and delayed messages together. */

@@ -1,7 +1,6 @@
-package dev.txinbox.bench;
+package dev.txinbox.harness;
 
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -32,18 +31,24 @@ public final class Verifier {
         }
     }
 
+    /**
+     * Ids of history loaded into the inbox before a stream (the benchmark's scale point, {@code OldRows}):
+     * no stream's ids start so, and the check leaves those rows out.
+     */
+    public static final String HISTORY_ID_PREFIX = "old-";
+
     private Verifier() {
     }
 
     /** txinbox's own schema: the inbox must hold every event as PROCESSED, poison as DEAD (when it had an id). */
     public static Verdict txinbox(String jdbcUrl, Oracle oracle, long dlqDepth) throws SQLException {
-        try (Connection db = DriverManager.getConnection(jdbcUrl, "postgres", "")) {
+        try (Connection db = Db.connect(jdbcUrl)) {
             List<String> examples = new ArrayList<>();
             Map<String, Long> byStatus = new TreeMap<>();
             Set<String> processed = new HashSet<>();
             // A scale point's pre-loaded history is no part of the stream (and 10 M ids would not fit in memory).
             try (Statement s = db.createStatement(); ResultSet rs = s.executeQuery("select message_id, status"
-                    + " from inbox_messages where message_id not like '" + OldRows.ID_PREFIX + "%'")) {
+                    + " from inbox_messages where message_id not like '" + HISTORY_ID_PREFIX + "%'")) {
                 while (rs.next()) {
                     byStatus.merge(rs.getString(2), 1L, Long::sum);
                     if ("PROCESSED".equals(rs.getString(2))) {
@@ -71,7 +76,7 @@ public final class Verifier {
 
     /** The naive consumer's tables: only the business state can be compared. */
     public static Verdict naive(String jdbcUrl, Oracle oracle) throws SQLException {
-        try (Connection db = DriverManager.getConnection(jdbcUrl, "postgres", "")) {
+        try (Connection db = Db.connect(jdbcUrl)) {
             List<String> examples = new ArrayList<>();
             long wrong = compareOrders(db, oracle, examples);
             long doubled = doubledPayments(db, examples);

@@ -1,4 +1,4 @@
-package dev.txinbox.bench;
+package dev.txinbox.harness;
 
 import java.io.IOException;
 import java.nio.file.Path;
@@ -39,7 +39,7 @@ public final class Child implements AutoCloseable {
         return new Child(builder.start(), log);
     }
 
-    /** The same JVM the harness runs in, with the bench classpath, running {@code mainClass}. */
+    /** The same JVM the harness runs in, with its own classpath, running {@code mainClass}. */
     public static List<String> java(String mainClass, List<String> jvmOptions, String... args) {
         return javaWithClasspath(mainClass, System.getProperty("java.class.path"), jvmOptions, args);
     }

@@ -1,4 +1,4 @@
-package dev.txinbox.bench;
+package dev.txinbox.harness;
 
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -18,12 +18,26 @@ public final class Db {
         return SERVER + database;
     }
 
+    /** A connection as the superuser {@code postgres} (the local cluster trusts it): how the harness reads and writes. */
+    public static Connection connect(String url) throws SQLException {
+        return DriverManager.getConnection(url, "postgres", "");
+    }
+
     /** Drops and recreates {@code name}, owned by the service's role; the service's Flyway fills it. */
     public static void reset(String name) throws SQLException {
-        try (Connection db = DriverManager.getConnection(url("postgres"), "postgres", "");
+        try (Connection db = connect(url("postgres"));
                 Statement s = db.createStatement()) {
             s.execute("drop database if exists " + name + " with (force)");
             s.execute("create database " + name + " owner txinbox");
+        }
+    }
+
+    /** PROCESSED inbox rows in {@code database}; -1 while PostgreSQL does not answer (a fault may have stopped it). */
+    public static long processedRows(String database) {
+        try {
+            return queryLong(url(database), "select count(*) from inbox_messages where status = 'PROCESSED'");
+        } catch (SQLException e) {
+            return -1;
         }
     }
 
@@ -32,7 +46,7 @@ public final class Db {
     }
 
     public static String queryString(String url, String sql) throws SQLException {
-        try (Connection db = DriverManager.getConnection(url, "postgres", "");
+        try (Connection db = connect(url);
                 Statement s = db.createStatement(); ResultSet rs = s.executeQuery(sql)) {
             rs.next();
             return rs.getString(1);

@@ -1,4 +1,4 @@
-package dev.txinbox.bench;
+package dev.txinbox.harness;
 
 import java.io.IOException;
 import java.nio.file.Files;

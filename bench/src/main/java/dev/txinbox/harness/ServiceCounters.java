@@ -1,4 +1,4 @@
-package dev.txinbox.bench;
+package dev.txinbox.harness;
 
 import java.util.LinkedHashMap;
 import java.util.Map;

@@ -1,0 +1,141 @@
+package dev.txinbox.bench;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+
+import dev.txinbox.harness.Options;
+import dev.txinbox.harness.StreamSpec;
+
+/**
+ * bench/run's own options (docs/BENCHMARKS.md); the ones it shares with chaos/run are {@link Options}'.
+ * {@code --quick} shrinks the curves, the warm-up, the paced run and the scale point.
+ */
+public final class BenchSuite implements Options.Suite {
+
+    static final String CONCURRENT = "concurrent";
+    static final String BACKLOG = "backlog";
+    static final String JFR = "--jfr";
+    static final List<String> RUNS = List.of("txinbox", "drain", "naive", "latency", "curves", "scale");
+
+    /** Measuring modes, in order; see {@link #complete} for the default. */
+    List<String> modes;
+    int curveMessages = 20_000;
+    int pacedSeconds = 30;
+    int warmUp = 10_000;
+    int parallelism = 4; // the service's default
+    List<Integer> parallelismCurve = List.of(1, 2, 4, 8);
+    List<Integer> groupCurve = List.of(1, 10, 1000);
+    int payloadBytes = 0;
+    int producerThreads = 4;
+    /** Old PROCESSED inbox rows under the backlog scale point; 0 leaves it out. */
+    long oldRows = 10_000_000;
+    String endpoint = "http://127.0.0.1:9334";
+    long brokerPid;
+    boolean jfr;
+    List<String> runs = RUNS;
+
+    @Override
+    public String script() {
+        return "bench/run";
+    }
+
+    @Override
+    public String docs() {
+        return "docs/BENCHMARKS.md";
+    }
+
+    @Override
+    public Options.Defaults defaults(boolean quick) {
+        return new Options.Defaults(quick ? 10_000 : 100_000, 1000, 0.001, 42, 18080, Path.of("bench/results"));
+    }
+
+    @Override
+    public void quick() {
+        curveMessages = 3_000;
+        pacedSeconds = 10;
+        warmUp = 3_000;
+        oldRows = 200_000; // exercises the scale point's path; too small to say anything about scale
+    }
+
+    @Override
+    public Set<String> flags() {
+        return Set.of(JFR);
+    }
+
+    @Override
+    public Set<String> fromScript() {
+        return Set.of("--broker-pid", "--endpoint");
+    }
+
+    @Override
+    public List<Options.Option> options() {
+        return List.of(
+                new Options.Option("--mode", () -> modes == null ? "concurrent,backlog (concurrent alone with --runs)"
+                        : modes, v -> modes = modes(v)),
+                new Options.Option("--runs", () -> runs, v -> runs = runs(v)),
+                new Options.Option("--old-rows", () -> oldRows, v -> oldRows = Long.parseLong(v)),
+                new Options.Option("--curve-messages", () -> curveMessages, v -> curveMessages = Integer.parseInt(v)),
+                new Options.Option("--paced-seconds", () -> pacedSeconds, v -> pacedSeconds = Integer.parseInt(v)),
+                new Options.Option("--warm-up", () -> warmUp, v -> warmUp = Integer.parseInt(v)),
+                new Options.Option("--parallelism", () -> parallelism, v -> parallelism = Integer.parseInt(v)),
+                new Options.Option("--parallelism-curve", () -> parallelismCurve, v -> parallelismCurve = ints(v)),
+                new Options.Option("--group-curve", () -> groupCurve, v -> groupCurve = ints(v)),
+                new Options.Option("--payload-bytes", () -> payloadBytes, v -> payloadBytes = Integer.parseInt(v)),
+                new Options.Option("--producer-threads", () -> producerThreads,
+                        v -> producerThreads = Integer.parseInt(v)),
+                new Options.Option("--endpoint", () -> endpoint, v -> endpoint = v),
+                new Options.Option("--broker-pid", () -> brokerPid, v -> brokerPid = Long.parseLong(v)));
+    }
+
+    @Override
+    public void complete(Options<?> options) {
+        jfr = options.flag(JFR);
+        if (modes == null) {
+            // The whole benchmark measures both ways; a chosen subset of runs is measured as it always was.
+            modes = options.given("--runs") ? List.of(CONCURRENT) : List.of(CONCURRENT, BACKLOG);
+        }
+        if (options.given("--old-rows") && oldRows > 0) {
+            if (!modes.contains(BACKLOG)) {
+                throw new IllegalArgumentException("--old-rows is the backlog mode's scale point: add --mode=backlog");
+            }
+            if (!runs.contains("scale")) {
+                // Asking for old rows asks for the scale point, whatever --runs lists.
+                runs = new ArrayList<>(runs);
+                runs.add("scale");
+            }
+        }
+    }
+
+    /** The main stream: {@code --messages} with the shared shape, this suite's payload padding and seed. */
+    StreamSpec spec(Options<?> options) {
+        return options.stream(options.messages(), payloadBytes, options.seed());
+    }
+
+    /** Whether the backlog scale point (txinbox over {@link #oldRows} old inbox rows) runs. */
+    boolean scalePoint() {
+        return modes.contains(BACKLOG) && runs.contains("scale") && oldRows > 0;
+    }
+
+    private static List<String> modes(String csv) {
+        List<String> modes = Options.list(csv).stream().distinct().toList();
+        if (modes.isEmpty() || !List.of(CONCURRENT, BACKLOG).containsAll(modes)) {
+            throw new IllegalArgumentException("--mode takes concurrent, backlog or both (comma-separated), got '"
+                    + csv + "'");
+        }
+        return modes;
+    }
+
+    private static List<String> runs(String csv) {
+        List<String> runs = Options.list(csv);
+        if (!RUNS.containsAll(runs)) {
+            throw new IllegalArgumentException("--runs takes some of " + String.join(",", RUNS) + ", got '" + csv + "'");
+        }
+        return runs;
+    }
+
+    private static List<Integer> ints(String csv) {
+        return Options.list(csv).stream().map(Integer::parseInt).toList();
+    }
+}

@@ -1,0 +1,240 @@
+package dev.txinbox.harness;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.function.Supplier;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import org.junit.jupiter.api.Test;
+
+import dev.txinbox.bench.BenchSuite;
+import dev.txinbox.chaos.ChaosSuite;
+
+/**
+ * The command lines of bench/run and chaos/run against their docs: every documented option is taken and
+ * nothing undocumented is, every example command of the docs parses (with what the script adds), every
+ * option's value reaches the option, and what is wrong is refused with a message naming it.
+ */
+class OptionsTest {
+
+    /** What each script passes before the user's arguments. */
+    private static final List<String> BENCH_SCRIPT = List.of("--endpoint=http://127.0.0.1:9334", "--broker-pid=4242",
+            "--jar=target/quarkus-app/quarkus-run.jar");
+    private static final List<String> CHAOS_SCRIPT = List.of("--jar=target/quarkus-app/quarkus-run.jar",
+            "--elasticmq-classpath=/m2/elasticmq.jar:/m2/h2.jar");
+
+    /** A value other than the default for every option; a new option needs one here. */
+    private static final Map<String, String> SAMPLES = Map.ofEntries(
+            Map.entry("--messages", "1234"), Map.entry("--groups", "17"), Map.entry("--duplicates", "0.1"),
+            Map.entry("--out-of-order", "0.2"), Map.entry("--poison", "0.3"), Map.entry("--seed", "99"),
+            Map.entry("--http-port", "19999"), Map.entry("--jar", "other.jar"), Map.entry("--out", "/tmp/results"),
+            Map.entry("--mode", "backlog"), Map.entry("--runs", "txinbox,naive"), Map.entry("--old-rows", "5000"),
+            Map.entry("--curve-messages", "900"), Map.entry("--paced-seconds", "3"), Map.entry("--warm-up", "800"),
+            Map.entry("--parallelism", "2"), Map.entry("--parallelism-curve", "1,3"),
+            Map.entry("--group-curve", "2,20"), Map.entry("--payload-bytes", "64"),
+            Map.entry("--producer-threads", "2"), Map.entry("--endpoint", "http://127.0.0.1:1"),
+            Map.entry("--broker-pid", "77"), Map.entry("--scenarios", "kill,sigterm"),
+            Map.entry("--kill-messages", "600"), Map.entry("--kills", "2"), Map.entry("--rate", "50"),
+            Map.entry("--port", "9999"), Map.entry("--elasticmq-classpath", "/x.jar"));
+
+    @Test
+    void benchTakesEveryDocumentedOptionAndNothingElse() throws IOException {
+        assertDocumented(BenchSuite::new, "BENCHMARKS.md");
+    }
+
+    @Test
+    void chaosTakesEveryDocumentedOptionAndNothingElse() throws IOException {
+        assertDocumented(ChaosSuite::new, "RELIABILITY.md");
+    }
+
+    @Test
+    void benchParsesTheDocumentedCommands() throws IOException {
+        List<String> commands = examples("BENCHMARKS.md", "bench/run");
+        assertTrue(commands.size() >= 4, "examples found: " + commands);
+        for (String command : commands) {
+            Options<BenchSuite> o = parse(new BenchSuite(), BENCH_SCRIPT, command);
+            assertEquals(command, o.command(), "the report shows the command without what the script passes");
+        }
+        Options<BenchSuite> quick = parse(new BenchSuite(), BENCH_SCRIPT, "bench/run --quick");
+        assertEquals("quick", quick.size());
+        assertEquals(10_000, quick.messages());
+        shows(quick, "--old-rows=200000", "--curve-messages=3000", "--broker-pid=4242");
+        Options<BenchSuite> subset = parse(new BenchSuite(), BENCH_SCRIPT,
+                "bench/run --runs=txinbox,naive --messages=50000 --jfr");
+        shows(subset, "--mode=concurrent"); // a subset of runs is measured in the concurrent mode
+        assertTrue(subset.flag("--jfr"));
+        Options<BenchSuite> scale = parse(new BenchSuite(), BENCH_SCRIPT,
+                "bench/run --mode=backlog --runs=txinbox --old-rows=1000000");
+        shows(scale, "--runs=txinbox,scale"); // --old-rows asks for the scale point
+        Options<BenchSuite> full = parse(new BenchSuite(), BENCH_SCRIPT, "bench/run");
+        assertEquals("full", full.size());
+        shows(full, "--mode=concurrent,backlog");
+        assertEquals(Path.of("bench/results"), full.out());
+    }
+
+    @Test
+    void chaosParsesTheDocumentedCommandsAndCi() throws IOException {
+        List<String> commands = examples("RELIABILITY.md", "chaos/run");
+        assertTrue(commands.size() >= 3, "examples found: " + commands);
+        for (String command : commands) {
+            assertEquals(command, parse(new ChaosSuite(), CHAOS_SCRIPT, command).command());
+        }
+        // .ci/run: CHAOS_SKIP_BUILD=1 chaos/run --quick
+        Options<ChaosSuite> quick = parse(new ChaosSuite(), CHAOS_SCRIPT, "chaos/run --quick");
+        assertEquals("quick", quick.size());
+        assertEquals(2_500, quick.messages());
+        assertEquals(200, quick.groups());
+        shows(quick, "--kills=4", "--kill-messages=5000");
+        assertEquals(Path.of("chaos/results"), quick.out());
+        shows(parse(new ChaosSuite(), CHAOS_SCRIPT, "chaos/run --scenarios=kill,sigterm"), "--scenarios=kill,sigterm");
+    }
+
+    @Test
+    void everyValueReachesItsOption() {
+        checkValues(BenchSuite::new, BENCH_SCRIPT);
+        checkValues(ChaosSuite::new, CHAOS_SCRIPT);
+    }
+
+    @Test
+    void anOptionGivenWinsOverQuick() {
+        Options<BenchSuite> bench = Options.parse(new BenchSuite(), "--messages=5", "--quick", "--curve-messages=7");
+        shows(bench, "--messages=5", "--curve-messages=7", "--warm-up=3000");
+        Options<ChaosSuite> chaos = Options.parse(new ChaosSuite(), "--quick", "--kills=9", "--elasticmq-classpath=x");
+        shows(chaos, "--kills=9", "--kill-messages=5000");
+    }
+
+    @Test
+    void whatIsWrongIsRefusedByName() {
+        assertRefused("unknown option --bogus (see docs/BENCHMARKS.md)", new BenchSuite(), "--bogus=1");
+        assertRefused("unknown option --rate (see docs/BENCHMARKS.md)", new BenchSuite(), "--rate=1");
+        assertRefused("unknown option --bogus (see docs/RELIABILITY.md)", new ChaosSuite(), "--bogus=1",
+                "--elasticmq-classpath=x");
+        assertRefused("unknown option --old-rows (see docs/RELIABILITY.md)", new ChaosSuite(), "--old-rows=1",
+                "--elasticmq-classpath=x");
+        assertRefused("--messages takes a number, got 'many'", new BenchSuite(), "--messages=many");
+        assertRefused("--kills takes a number, got '2.5'", new ChaosSuite(), "--kills=2.5", "--elasticmq-classpath=x");
+        assertRefused("expected one of [--quick, --jfr, --help] or --name=value, got quick", new BenchSuite(), "quick");
+        assertRefused("expected one of [--quick, --help] or --name=value, got --jfr", new ChaosSuite(), "--jfr");
+        assertRefused("--mode takes concurrent, backlog or both (comma-separated), got 'sideways'", new BenchSuite(),
+                "--mode=sideways");
+        assertRefused("--runs takes some of txinbox,drain,naive,latency,curves,scale, got 'txinbox,nave'",
+                new BenchSuite(), "--runs=txinbox,nave");
+        assertRefused("--old-rows is the backlog mode's scale point: add --mode=backlog", new BenchSuite(),
+                "--mode=concurrent", "--old-rows=10");
+        assertRefused("--scenarios takes some of kill,postgres,broker,two,slow,sigterm, got 'kil'", new ChaosSuite(),
+                "--scenarios=kil", "--elasticmq-classpath=x");
+        assertRefused("--elasticmq-classpath is required (chaos/run passes it)", new ChaosSuite(), "--quick");
+    }
+
+    @Test
+    void helpListsEveryOptionWithItsValue() {
+        Options<ChaosSuite> help = Options.parse(new ChaosSuite(), "--help", "--quick");
+        assertTrue(help.help(), "--help needs nothing else, not even what the script passes");
+        String usage = help.usage();
+        for (String name : help.names()) {
+            assertTrue(usage.contains("\n  " + name + "="), name + " in\n" + usage);
+        }
+        assertTrue(usage.contains("--kills=4\n"), usage);
+        assertTrue(usage.contains("(docs/RELIABILITY.md)"), usage);
+        assertTrue(Options.parse(new BenchSuite(), "--help").usage().contains("--runs=txinbox,drain,naive"));
+        assertFalse(Options.parse(new BenchSuite()).help());
+    }
+
+    // ------------------------------------------------------------------ helpers
+
+    private static <S extends Options.Suite> void assertDocumented(Supplier<S> suite, String doc) throws IOException {
+        Options<S> options = Options.parse(suite.get(), "--help");
+        Set<String> parsed = new TreeSet<>(options.names());
+        parsed.removeAll(options.fromScript());
+        parsed.addAll(options.flags());
+        Set<String> documented = documented(doc);
+        // --quick is documented with the examples, --help after the list
+        parsed.removeAll(Set.of(Options.QUICK, Options.HELP));
+        documented.removeAll(Set.of(Options.QUICK, Options.HELP));
+        assertEquals(parsed, documented, doc + "'s option list against the parser");
+        for (String name : options.names()) {
+            assertTrue(SAMPLES.containsKey(name), "no sample value for " + name);
+        }
+    }
+
+    /** The options of a doc's "Options (`--name=value`): ..." paragraph. */
+    private static Set<String> documented(String doc) throws IOException {
+        String text = Files.readString(docs(doc));
+        int start = text.indexOf("Options (`--name=value`):");
+        assertTrue(start >= 0, doc + " has no options paragraph");
+        int end = text.indexOf("\n\n", start);
+        Matcher m = Pattern.compile("`(--[a-z-]+)").matcher(text.substring(start + "Options (`--name=value`):".length(),
+                end));
+        Set<String> names = new TreeSet<>();
+        while (m.find()) {
+            names.add(m.group(1));
+        }
+        return names;
+    }
+
+    /** The example commands of a doc's code blocks, comments cut off. */
+    private static List<String> examples(String doc, String script) throws IOException {
+        List<String> commands = new ArrayList<>();
+        boolean inCode = false;
+        for (String line : Files.readAllLines(docs(doc))) {
+            if (line.startsWith("```")) {
+                inCode = !inCode;
+            } else if (inCode && line.startsWith(script)) {
+                commands.add(line.replaceAll("#.*", "").trim());
+            }
+        }
+        return commands;
+    }
+
+    private static Path docs(String doc) {
+        // Maven runs the tests in bench/
+        Path path = Path.of("..", "docs", doc);
+        return Files.exists(path) ? path : Path.of("docs", doc);
+    }
+
+    private static <S extends Options.Suite> Options<S> parse(S suite, List<String> script, String command) {
+        List<String> args = new ArrayList<>(script);
+        String[] words = command.split("\\s+");
+        args.addAll(List.of(words).subList(1, words.length));
+        return Options.parse(suite, args.toArray(String[]::new));
+    }
+
+    private static <S extends Options.Suite> void checkValues(Supplier<S> suite, List<String> script) {
+        for (String name : Options.parse(suite.get(), "--help").names()) {
+            Set<String> args = new LinkedHashSet<>(script);
+            args.removeIf(a -> a.startsWith(name + "="));
+            args.add(name + "=" + SAMPLES.get(name));
+            if (name.equals("--old-rows")) {
+                args.add("--mode=backlog");
+            }
+            shows(Options.parse(suite.get(), args.toArray(String[]::new)), name + "=" + SAMPLES.get(name));
+        }
+    }
+
+    /** The options take these values (as --help shows them). */
+    private static void shows(Options<?> options, String... values) {
+        String usage = options.usage();
+        for (String value : values) {
+            assertTrue(usage.contains("\n  " + value + "\n") || usage.contains("\n  " + value + " "),
+                    value + " in\n" + usage);
+        }
+    }
+
+    private static void assertRefused(String message, Options.Suite suite, String... args) {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> Options.parse(suite, args));
+        assertEquals(message, e.getMessage());
+    }
+}
