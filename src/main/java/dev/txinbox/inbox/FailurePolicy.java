@@ -13,7 +13,8 @@ import dev.txinbox.config.TxinboxConfig;
  * <ul>
  * <li><b>permanent</b>: {@link InvalidMessageException} anywhere in the cause chain, or PostgreSQL
  * refusing the message's own data: SQLState class 22 (data exception: a NUL in text, a value out of
- * range) or a NOT NULL or CHECK violation (23502, 23514). The message can never succeed: dead-letter it
+ * range), a NOT NULL or CHECK violation (23502, 23514), or a value past a limit of PostgreSQL's own
+ * (54000: a key too long for its index). The message can never succeed: dead-letter it
  * at once. Unique and foreign-key violations (23505, 23503) stay transient: they depend on what other
  * transactions did, and a retry sees their outcome.</li>
  * <li><b>outage</b>: the database is unreachable (connection refused or lost, no connection to be had).
@@ -46,7 +47,7 @@ public class FailurePolicy {
     private static String refusedData(Throwable t) {
         if (t instanceof SQLException sql && sql.getSQLState() != null) {
             String state = sql.getSQLState();
-            if (state.startsWith("22") || state.equals("23502") || state.equals("23514")) {
+            if (state.startsWith("22") || state.equals("23502") || state.equals("23514") || state.equals("54000")) {
                 return state;
             }
         }

@@ -25,7 +25,7 @@ class FailurePolicyTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = { "22021", "22008", "22001", "22P02", "23502", "23514" })
+    @ValueSource(strings = { "22021", "22008", "22001", "22P02", "23502", "23514", "54000" })
     void dataThePostgresRefusesIsTheMessagesFault(String state) {
         assertTrue(policy.isPermanent(wrapped(state)));
         assertFalse(policy.isOutage(wrapped(state)));
