@@ -1,7 +1,6 @@
 package dev.txinbox.ops.rest;
 
 import java.time.Instant;
-import java.time.format.DateTimeParseException;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -27,6 +26,7 @@ import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 import dev.txinbox.inbox.InboxStatus;
 import dev.txinbox.messaging.ConsumersConfig;
 import dev.txinbox.ops.AdminAudit;
+import dev.txinbox.ops.AdminInput;
 import dev.txinbox.ops.InboxOperations;
 import dev.txinbox.ops.InboxStatistics;
 import dev.txinbox.ordering.StreamOrdering;
@@ -43,7 +43,6 @@ public class AdminResource {
     static final int MAX_REDRIVE = 1000;
     /** page × size must stay a valid row offset: 200 × 10,000,000 does. */
     static final int MAX_PAGE = 10_000_000;
-    private static final int MAX_ID_LENGTH = 200;
 
     private final InboxOperations operations;
     private final InboxStatistics statistics;
@@ -142,41 +141,27 @@ public class AdminResource {
     }
 
     private static String id(String name, String value) {
-        if (value == null || value.isBlank() || value.length() > MAX_ID_LENGTH) {
-            throw badRequest(name + " must be 1-" + MAX_ID_LENGTH + " characters");
-        }
-        if (value.chars().anyMatch(Character::isISOControl)) {
-            throw badRequest(name + " must not contain control characters");
-        }
-        return value;
+        return valid(() -> AdminInput.id(name, value));
     }
 
-    /** A whole number in range, or a 400 that says so (a query parameter JAX-RS failed to convert is a bare 404). */
     private static int number(String name, String value, int min, int max) {
-        try {
-            int n = Integer.parseInt(value.strip());
-            if (n >= min && n <= max) {
-                return n;
-            }
-        } catch (NumberFormatException e) {
-            // falls through to the same answer
-        }
-        throw badRequest(name + " must be a whole number from " + min + " to " + max);
+        return valid(() -> AdminInput.number(name, value, min, max));
     }
 
     private static InboxStatus status(String value) {
-        try {
-            return InboxStatus.valueOf(value.toUpperCase());
-        } catch (IllegalArgumentException e) {
-            throw badRequest("status must be one of " + List.of(InboxStatus.values()));
-        }
+        return valid(() -> AdminInput.status(value));
     }
 
     private static Instant instant(String name, String value) {
+        return valid(() -> AdminInput.instant(name, value));
+    }
+
+    /** AdminInput's verdict, as a 400 with the reason in JSON. */
+    private static <T> T valid(java.util.function.Supplier<T> check) {
         try {
-            return Instant.parse(value);
-        } catch (DateTimeParseException e) {
-            throw badRequest(name + " must be an ISO-8601 instant such as 2026-12-02T10:00:00Z");
+            return check.get();
+        } catch (IllegalArgumentException e) {
+            throw badRequest(e.getMessage());
         }
     }
 
