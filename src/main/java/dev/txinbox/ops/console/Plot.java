@@ -19,7 +19,7 @@ import io.quarkus.qute.TemplateData;
 public record Plot(String id, String title, String unit, int width, int height, List<Line> lines, List<Tick> yTicks,
         List<Tick> xTicks, Frame frame) {
 
-    static final int WIDTH = 720, HEIGHT = 220, LEFT = 56, RIGHT = 12, TOP = 12, BOTTOM = 30;
+    static final int WIDTH = 620, HEIGHT = 220, LEFT = 48, RIGHT = 24, TOP = 12, BOTTOM = 30;
 
     /** The plotting area. */
     @TemplateData

@@ -1,5 +1,6 @@
 package dev.txinbox.ops.console;
 
+import static dev.txinbox.support.Events.cancelled;
 import static dev.txinbox.support.Events.created;
 import static dev.txinbox.support.Events.ledger;
 import static dev.txinbox.support.Events.paid;
@@ -346,7 +347,7 @@ class ConsoleTest extends ServiceTest {
         clock.now = start.minus(Duration.ofMinutes(1));
         history.sample(); // whatever came before belongs to the minute before
 
-        // processed per minute: 2, 4, 1 (and a duplicate), nothing, 3
+        // per minute: 2 processed, 4, 1 and a duplicate, nothing, 3, a rejection and a parked event, 2 and a rejection
         String a = unique("ord"), b = unique("ord"), late = unique("ord");
         String aPaid = unique("evt");
         List<Runnable> minutes = List.of(
@@ -371,17 +372,34 @@ class ConsoleTest extends ServiceTest {
                         String o = unique("ord");
                         queues.send("orders.fifo", o, created(unique("evt"), o, 1L, 100));
                     }
+                },
+                () -> {
+                    queues.send("orders.fifo", late, shipped(unique("evt"), late, 2L)); // unpaid: rejected
+                    queues.send("orders.fifo", late, paid(unique("evt"), late, 4L, 100)); // 3 missing: parked
+                },
+                () -> {
+                    queues.send("orders.fifo", a, cancelled(unique("evt"), a, 4L)); // shipped: rejected
+                    for (int i = 0; i < 2; i++) {
+                        String o = unique("ord");
+                        queues.send("orders.fifo", o, created(unique("evt"), o, 1L, 100));
+                    }
                 });
-        long[] processed = { 2, 4, 1, 0, 3 };
-        long[] duplicates = { 0, 0, 1, 0, 0 };
+        long[] processed = { 2, 4, 1, 0, 3, 0, 2 };
+        long[] duplicates = { 0, 0, 1, 0, 0, 0, 0 };
+        long[] rejected = { 0, 0, 0, 0, 0, 1, 1 };
+        long[] parked = { 0, 0, 0, 0, 0, 1, 0 };
         for (int m = 0; m < minutes.size(); m++) {
             clock.now = start.plus(Duration.ofMinutes(m)).plusSeconds(7);
             double processedBefore = Metrics.outcomes("orders", "processed");
             double duplicateBefore = Metrics.outcomes("orders", "duplicate");
+            double rejectedBefore = Metrics.outcomes("orders", "rejected");
+            double parkedBefore = Metrics.outcomes("orders", "parked");
             minutes.get(m).run();
-            long p = processed[m], d = duplicates[m];
+            long p = processed[m], d = duplicates[m], r = rejected[m], k = parked[m];
             eventually().until(() -> Metrics.outcomes("orders", "processed") >= processedBefore + p
-                    && Metrics.outcomes("orders", "duplicate") >= duplicateBefore + d);
+                    && Metrics.outcomes("orders", "duplicate") >= duplicateBefore + d
+                    && Metrics.outcomes("orders", "rejected") >= rejectedBefore + r
+                    && Metrics.outcomes("orders", "parked") >= parkedBefore + k);
             history.sample();
         }
 
@@ -392,13 +410,18 @@ class ConsoleTest extends ServiceTest {
             String minute = start.plus(Duration.ofMinutes(m)).toString();
             assertEquals(Long.toString(processed[m]), points.get(minute), "processed in minute " + m + " of " + points);
         }
-        assertEquals("1", points("outcomes-orders", "duplicate").get(start.plus(Duration.ofMinutes(2)).toString()));
+        for (int m = 0; m < processed.length; m++) {
+            String minute = start.plus(Duration.ofMinutes(m)).toString();
+            assertEquals(Long.toString(duplicates[m]), points("outcomes-orders", "duplicate").get(minute), "duplicates " + m);
+            assertEquals(Long.toString(rejected[m]), points("outcomes-orders", "rejected").get(minute), "rejected " + m);
+            assertEquals(Long.toString(parked[m]), points("outcomes-orders", "parked").get(minute), "parked " + m);
+        }
         Map<String, String> lag = points("lag-orders", "lag");
         for (int m = 0; m < processed.length; m++) {
             assertTrue(lag.containsKey(start.plus(Duration.ofMinutes(m)).toString()), "lag point for minute " + m);
         }
         // Nothing was sampled after the last minute of traffic: no point there.
-        assertFalse(points.containsKey(start.plus(Duration.ofMinutes(5)).toString()));
+        assertFalse(points.containsKey(start.plus(Duration.ofMinutes(processed.length)).toString()));
         browser.screenshot("overview");
 
         // The numbers live in the service: a reload shows the same points.
@@ -475,6 +498,10 @@ class ConsoleTest extends ServiceTest {
         assertEquals("sign-in", signIn.getAttribute("data-action"));
         assertEquals(actor, signIn.findElement(By.className("actor")).getText());
         browser.screenshot("audit");
+
+        driver.get(url("/console/entry?consumer=orders&id=no-such-event"));
+        assertEquals("No such entry", driver.findElement(By.id("problem-title")).getText());
+        browser.screenshot("problem-not-found");
         assertEquals(1, db.count("select count(*) from admin_audit where action = 'replay' and target = ? and actor = ?",
                 event, actor));
     }
