@@ -341,7 +341,9 @@ class ConsoleTest extends ServiceTest {
 
     @Test
     void theOverviewPlotsAPointForEveryMinuteOfTraffic() {
-        MovableClock clock = new MovableClock(Instant.now().truncatedTo(ChronoUnit.MINUTES).plus(Duration.ofHours(2)));
+        // Seven minutes that ended a minute ago: the first sample clears what was sampled after them, and
+        // the real clock carries on from there once the test is over.
+        MovableClock clock = new MovableClock(Instant.now().truncatedTo(ChronoUnit.MINUTES).minus(Duration.ofMinutes(8)));
         QuarkusMock.installMockForType(clock, ConsoleClock.class);
         Instant start = clock.now;
         clock.now = start.minus(Duration.ofMinutes(1));
@@ -539,9 +541,16 @@ class ConsoleTest extends ServiceTest {
             assertEquals(wrong + 1, Metrics.value("txinbox_admin_auth_failures_total", "reason", "wrong_token"));
 
             // Refused, then at once again, even with the right token: not even looked at.
-            long sent = System.nanoTime();
-            assertEquals(401, post("/console/sign-in", Map.of("token", "another-guess"), null).statusCode());
-            assertTrue(Duration.ofNanos(System.nanoTime() - sent).toMillis() >= 300, "answered late");
+            // (This client may share the browser's address, and so its wait: it tries until it is heard.)
+            long[] sent = new long[1];
+            int[] status = new int[1];
+            eventually().until(() -> {
+                sent[0] = System.nanoTime();
+                status[0] = post("/console/sign-in", Map.of("token", "another-guess"), null).statusCode();
+                return status[0] != 429;
+            });
+            assertEquals(401, status[0]);
+            assertTrue(Duration.ofNanos(System.nanoTime() - sent[0]).toMillis() >= 300, "answered late");
             HttpResponse<String> tooSoon = post("/console/sign-in", Map.of("token", TOKEN), null);
             assertEquals(429, tooSoon.statusCode());
             assertTrue(tooSoon.headers().firstValue("Set-Cookie").isEmpty());
