@@ -10,6 +10,7 @@ import jakarta.validation.constraints.Min;
 import jakarta.validation.constraints.NotBlank;
 import jakarta.validation.constraints.NotEmpty;
 
+import org.hibernate.validator.constraints.time.DurationMax;
 import org.hibernate.validator.constraints.time.DurationMin;
 
 import io.smallrye.config.ConfigMapping;
@@ -36,6 +37,8 @@ public interface TxinboxConfig {
     Retention retention();
 
     Admin admin();
+
+    Console console();
 
     interface Consumer {
 
@@ -186,5 +189,33 @@ public interface TxinboxConfig {
 
         /** Bearer token of the admin API; without one every admin call is refused. */
         Optional<String> token();
+    }
+
+    /** The operator console at /console; it opens with the admin token. */
+    interface Console {
+
+        /** How long a session lasts after sign-in; signing out ends it earlier. */
+        @WithDefault("8h")
+        @DurationMin(minutes = 1)
+        Duration sessionLifetime();
+
+        /**
+         * A refused sign-in is answered after this delay, and the same client is not heard again for as long
+         * after the answer; every further refusal in a row doubles it, up to 30 s.
+         */
+        @WithDefault("1s")
+        Duration failedSignInDelay();
+
+        /** How often the overview's plots sample the outcome counters and the lag. */
+        @WithDefault("10s")
+        @DurationMin(seconds = 1)
+        @DurationMax(minutes = 1)
+        Duration sampleEvery();
+
+        /**
+         * Whether the session cookie is marked Secure. Unset: when the request came over TLS (as the service
+         * sees it). Set true behind a proxy that terminates TLS and forwards plain HTTP without forwarded headers.
+         */
+        Optional<Boolean> secureCookie();
     }
 }

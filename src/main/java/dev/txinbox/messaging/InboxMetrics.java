@@ -55,6 +55,11 @@ public class InboxMetrics {
         meters.processing().record(took);
     }
 
+    /** How many messages of a consumer ended with {@code outcome} since the start (the counter's value). */
+    public double count(String consumer, Outcome outcome) {
+        return meters(consumer, outcome).messages().count();
+    }
+
     private OutcomeMeters meters(String consumer, Outcome outcome) {
         return outcomes.computeIfAbsent(consumer + '\0' + outcome.label(), key -> new OutcomeMeters(
                 Counter.builder("txinbox.messages")

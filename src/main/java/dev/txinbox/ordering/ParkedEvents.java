@@ -86,6 +86,39 @@ class ParkedEvents {
         });
     }
 
+    /**
+     * Streams that have parked events, the longest-waiting first, at most {@code limit}: each with its last
+     * consumed sequence, its parked sequences (ascending) and when the oldest of them was received. For the
+     * operator: one pass over the parked rows (a partial index), not on the hot path.
+     */
+    List<StreamOrdering.ParkedStream> streams(String consumer, int limit) {
+        return session().doReturningWork(connection -> {
+            try (PreparedStatement ps = connection.prepareStatement("""
+                    select m.consumer_name, m.aggregate_id, coalesce(max(s.last_sequence), 0),
+                        array_agg(m.sequence_number order by m.sequence_number), min(m.received_at)
+                    from inbox_messages m
+                    left join stream_state s on s.consumer_name = m.consumer_name and s.aggregate_id = m.aggregate_id
+                    where m.status = 'PARKED' and (?::text is null or m.consumer_name = ?)
+                    group by m.consumer_name, m.aggregate_id
+                    order by min(m.received_at), m.consumer_name, m.aggregate_id
+                    limit ?
+                    """)) {
+                ps.setString(1, consumer);
+                ps.setString(2, consumer);
+                ps.setInt(3, limit);
+                List<StreamOrdering.ParkedStream> streams = new ArrayList<>();
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        Long[] sequences = (Long[]) rs.getArray(4).getArray();
+                        streams.add(new StreamOrdering.ParkedStream(rs.getString(1), rs.getString(2), rs.getLong(3),
+                                List.of(sequences), rs.getTimestamp(5).toInstant()));
+                    }
+                }
+                return streams;
+            }
+        });
+    }
+
     /** The lowest parked sequence of a stream above {@code last}, if any. */
     Optional<Long> lowestAfter(String consumer, String aggregateId, long last) {
         return session().doReturningWork(connection -> {

@@ -1,9 +1,13 @@
 package dev.txinbox.ordering;
 
+import java.time.Instant;
+import java.util.ArrayList;
 import java.util.Collection;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeSet;
 
 import jakarta.enterprise.context.ApplicationScoped;
 
@@ -41,6 +45,32 @@ public class StreamOrdering {
 
     /** What a gap release did. */
     public record GapRelease(long lastBefore, long skippedFrom, long skippedTo, long lastAfter) {
+    }
+
+    /**
+     * A stream with parked events, as an operator sees it: how far it got, what waits, and since when.
+     *
+     * @param lastApplied the last sequence consumed (applied, rejected or skipped by a release)
+     * @param parked      the parked sequences, ascending (a sequence parked twice appears twice)
+     */
+    public record ParkedStream(String consumer, String aggregateId, long lastApplied, List<Long> parked,
+            Instant oldestParkedAt) {
+
+        /**
+         * The sequences the stream waits for, as inclusive ranges {from, to}: from the one after the last
+         * applied up to the highest parked, less those parked. The first range is what a release skips.
+         */
+        public List<long[]> missing() {
+            List<long[]> ranges = new ArrayList<>();
+            long expected = lastApplied + 1;
+            for (long sequence : new TreeSet<>(parked)) {
+                if (sequence > expected) {
+                    ranges.add(new long[] { expected, sequence - 1 });
+                }
+                expected = Math.max(expected, sequence + 1);
+            }
+            return ranges;
+        }
     }
 
     private final StreamStateRepository streams;
@@ -111,6 +141,11 @@ public class StreamOrdering {
             LOG.debugf("unparked %s/%s sequence %d: %s", consumer, aggregateId, last, ok ? "applied" : "rejected");
         }
         return last;
+    }
+
+    /** Streams with parked events (of one consumer, or of all when null), the longest-waiting first. */
+    public List<ParkedStream> parkedStreams(String consumer, int limit) {
+        return parked.streams(consumer, limit);
     }
 
     /**

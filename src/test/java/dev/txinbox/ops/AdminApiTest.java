@@ -127,7 +127,8 @@ class AdminApiTest extends ServiceTest {
         admin().post("/admin/inbox/ledger/" + event + "/replay").then().statusCode(200)
                 .body("outcome", equalTo("duplicate"));
         assertEquals(1, db.count("select count(*) from ledger_entries where event_id = ?", event));
-        assertEquals(2, db.count("select count(*) from admin_audit where action = 'replay' and target = ?", event));
+        assertEquals(2, db.count("select count(*) from admin_audit where action = 'replay' and target = ?"
+                + " and actor = 'admin api'", event));
     }
 
     @Test

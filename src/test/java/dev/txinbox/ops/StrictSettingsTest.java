@@ -5,11 +5,14 @@ import static dev.txinbox.support.Events.unique;
 import static io.restassured.RestAssured.given;
 import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.equalTo;
+import static org.hamcrest.Matchers.nullValue;
+import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import java.util.Map;
 
 import org.junit.jupiter.api.Test;
 
+import dev.txinbox.support.Metrics;
 import dev.txinbox.support.ServiceTest;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.QuarkusTestProfile;
@@ -34,6 +37,19 @@ class StrictSettingsTest extends ServiceTest {
                     .body("error", containsString("no TXINBOX_ADMIN_TOKEN is configured"));
         }
         given().post("/admin/dlq/orders/redrive").then().statusCode(401);
+    }
+
+    @Test
+    void withoutATokenTheConsoleIsClosedToo() {
+        double disabled = Metrics.value("txinbox_admin_auth_failures_total", "reason", "disabled");
+        for (String path : new String[] { "/console", "/console/sign-in", "/console/entries", "/console/audit" }) {
+            given().redirects().follow(false).get(path).then().statusCode(401)
+                    .contentType(containsString("text/html")).body(containsString("The console is closed"))
+                    .header("X-Frame-Options", "DENY");
+        }
+        given().redirects().follow(false).formParam("token", "test-admin-token").post("/console/sign-in").then()
+                .statusCode(401).header("Set-Cookie", nullValue());
+        assertEquals(disabled + 1, Metrics.value("txinbox_admin_auth_failures_total", "reason", "disabled"));
     }
 
     @Test

@@ -1,0 +1,154 @@
+package dev.txinbox.ops.console;
+
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
+import java.util.List;
+import java.util.Locale;
+
+import io.quarkus.qute.TemplateData;
+
+/**
+ * What the console's templates show, already shaped for display: times in UTC, durations in words, links
+ * with their parameters encoded. Everything that comes from a message is plain text here and escaped by
+ * Qute when rendered.
+ */
+final class ConsoleViews {
+
+    private ConsoleViews() {
+    }
+
+    private static final DateTimeFormatter TIME = DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss'Z'", Locale.ROOT)
+            .withZone(ZoneOffset.UTC);
+
+    /** The frame around every page: its title, the active tab, and the session (null on the sign-in page). */
+    @TemplateData
+    record Chrome(String title, String nav, String session, String csrf, String now) {
+    }
+
+    @TemplateData
+    record Link(String href, String label) {
+    }
+
+    @TemplateData
+    record KeyValue(String key, String value) {
+    }
+
+    @TemplateData
+    record Check(String name, String status, List<KeyValue> data) {
+
+        public boolean up() {
+            return "UP".equals(status);
+        }
+    }
+
+    /** One consumer on the overview. */
+    @TemplateData
+    record ConsumerCard(String name, String live, String liveWhy, String ready, String readyWhy, String lagNow,
+            String oldestPending, String backlog, String inFlight, String deadLetterQueue, String dlqName,
+            String parked, String oldestParked, String failed, String statsAt, List<KeyValue> counts,
+            List<KeyValue> lagCheck, Plot outcomesPlot, Plot lagPlot, int minutesSampled, Link entries, Link redrive,
+            Link streams, Link failures) {
+
+        public boolean liveUp() {
+            return "UP".equals(live);
+        }
+
+        public boolean readyUp() {
+            return "UP".equals(ready);
+        }
+    }
+
+    @TemplateData
+    record EntryRow(String consumer, String messageId, String status, String type, String aggregateId, String sequence,
+            int attempts, String error, String receivedAt, String href) {
+    }
+
+    /** The filter form of the entries page, as the user filled it in. */
+    @TemplateData
+    record EntryFilterForm(String consumer, String status, String aggregateId, String from, String to) {
+    }
+
+    @TemplateData
+    record EntriesPage(EntryFilterForm filter, List<String> consumers, List<KeyValue> statuses, List<EntryRow> rows,
+            int page, Link previous, Link next, String error) {
+    }
+
+    @TemplateData
+    record AttemptRow(int attempt, String failedAt, String error, String sourceMessageId, String receiveCount) {
+    }
+
+    @TemplateData
+    record EntryDetail(EntryRow entry, String error, String body, boolean bodyIsJson, String payloadHash,
+            List<KeyValue> source, List<KeyValue> times, List<AttemptRow> attempts, List<KeyValue> deadLetter,
+            Link replay, Link stream) {
+    }
+
+    @TemplateData
+    record GroupRow(String consumer, String id, String cause, long failed, long dead, long total, String firstSeen,
+            String lastSeen, List<Link> examples, Link retry) {
+    }
+
+    @TemplateData
+    record StreamRow(String consumer, String aggregateId, long lastApplied, String parked, String missing,
+            String waiting, String since, Link release, Link entries) {
+    }
+
+    @TemplateData
+    record AuditRow(String at, String actor, String action, String consumer, String target, String outcome,
+            String detail) {
+    }
+
+    /** The outcome of an action, as the page after it shows it. */
+    @TemplateData
+    record Result(String title, boolean ok, List<String> lines, List<Link> links) {
+    }
+
+    static String time(Instant instant) {
+        return instant == null ? "" : TIME.format(instant);
+    }
+
+    static String age(double seconds) {
+        return duration(Duration.ofMillis(Math.round(seconds * 1000)));
+    }
+
+    static String duration(Duration duration) {
+        long s = Math.max(0, duration.toSeconds());
+        if (s < 60) {
+            return s + " s";
+        }
+        if (s < 3600) {
+            return s / 60 + " min " + s % 60 + " s";
+        }
+        if (s < 86_400) {
+            return s / 3600 + " h " + s % 3600 / 60 + " min";
+        }
+        return s / 86_400 + " d " + s % 86_400 / 3600 + " h";
+    }
+
+    /** A console link with its query parameters encoded: names and values alternate. */
+    static String href(String path, String... parameters) {
+        StringBuilder href = new StringBuilder("/console").append(path);
+        char separator = '?';
+        for (int i = 0; i + 1 < parameters.length; i += 2) {
+            if (parameters[i + 1] == null || parameters[i + 1].isEmpty()) {
+                continue;
+            }
+            href.append(separator).append(parameters[i]).append('=')
+                    .append(URLEncoder.encode(parameters[i + 1], StandardCharsets.UTF_8));
+            separator = '&';
+        }
+        return href.toString();
+    }
+
+    static String text(Object value) {
+        return value == null ? "" : value.toString();
+    }
+
+    static String shortened(String text, int max) {
+        return text == null || text.length() <= max ? text(text) : text.substring(0, max) + "…";
+    }
+}

@@ -1,0 +1,99 @@
+package dev.txinbox.ops.console;
+
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.NavigableMap;
+import java.util.TreeMap;
+
+import jakarta.enterprise.context.ApplicationScoped;
+
+import dev.txinbox.inbox.Outcome;
+import dev.txinbox.messaging.InboxMetrics;
+import dev.txinbox.ops.InboxOperations;
+import dev.txinbox.ops.InboxStatistics;
+import io.quarkus.scheduler.Scheduled;
+
+/**
+ * The numbers behind the overview's plots: per consumer and minute, how many messages ended in each outcome
+ * and the highest lag seen. Every {@code txinbox.console.sample-every} it reads the outcome counters
+ * ({@code txinbox_messages_total}, through {@link InboxMetrics}) and adds what they grew by since the last
+ * sample to the current minute, and takes the lag from {@link InboxStatistics}' latest refresh. The last
+ * hour is kept, in memory: it survives a page reload, not a restart, and each instance counts only the
+ * messages it processed itself (Prometheus has the whole history of every instance).
+ */
+@ApplicationScoped
+public class OutcomeHistory {
+
+    public static final int MINUTES = 60;
+
+    /** One minute of one consumer: outcomes counted in it, and the highest lag sampled in it. */
+    public record Minute(Instant start, Map<Outcome, Long> outcomes, double maxLagSeconds) {
+
+        public long count(Outcome outcome) {
+            return outcomes.getOrDefault(outcome, 0L);
+        }
+    }
+
+    private static final class Bucket {
+        final long[] outcomes = new long[Outcome.values().length];
+        double maxLagSeconds;
+    }
+
+    private final Map<String, NavigableMap<Long, Bucket>> minutes = new HashMap<>();
+    private final Map<String, double[]> counted = new HashMap<>();
+    private final InboxOperations operations;
+    private final InboxMetrics metrics;
+    private final InboxStatistics statistics;
+    private final ConsoleClock clock;
+
+    public OutcomeHistory(InboxOperations operations, InboxMetrics metrics, InboxStatistics statistics,
+            ConsoleClock clock) {
+        this.operations = operations;
+        this.metrics = metrics;
+        this.statistics = statistics;
+        this.clock = clock;
+    }
+
+    @Scheduled(every = "${txinbox.console.sample-every}", concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
+    public synchronized void sample() {
+        long minute = minuteOf(clock.now());
+        for (String consumer : operations.consumerNames()) {
+            NavigableMap<Long, Bucket> series = minutes.computeIfAbsent(consumer, c -> new TreeMap<>());
+            Bucket bucket = series.computeIfAbsent(minute, m -> new Bucket());
+            // The counters start at 0 with the service, so the first sample counts everything since the start.
+            double[] before = counted.computeIfAbsent(consumer, c -> new double[Outcome.values().length]);
+            for (Outcome outcome : Outcome.values()) {
+                double now = metrics.count(consumer, outcome);
+                bucket.outcomes[outcome.ordinal()] += Math.max(0, Math.round(now - before[outcome.ordinal()]));
+                before[outcome.ordinal()] = now;
+            }
+            statistics.latest(consumer).ifPresent(s -> bucket.maxLagSeconds = Math.max(bucket.maxLagSeconds, s.lagSeconds()));
+            series.headMap(minute - MINUTES, true).clear();
+            // A clock set back (a test's, or a corrected one) must not leave minutes from its future behind.
+            series.tailMap(minute, false).clear();
+        }
+    }
+
+    /** The sampled minutes of the last hour up to now, oldest first; minutes nobody sampled are absent. */
+    public synchronized List<Minute> lastHour(String consumer) {
+        long now = minuteOf(clock.now());
+        List<Minute> result = new ArrayList<>();
+        NavigableMap<Long, Bucket> series = minutes.getOrDefault(consumer, new TreeMap<>());
+        for (Map.Entry<Long, Bucket> entry : series.subMap(now - MINUTES + 1, true, now, true).entrySet()) {
+            Map<Outcome, Long> outcomes = new EnumMap<>(Outcome.class);
+            for (Outcome outcome : Outcome.values()) {
+                outcomes.put(outcome, entry.getValue().outcomes[outcome.ordinal()]);
+            }
+            result.add(new Minute(Instant.ofEpochSecond(entry.getKey() * 60), outcomes, entry.getValue().maxLagSeconds));
+        }
+        return result;
+    }
+
+    static long minuteOf(Instant instant) {
+        return Math.floorDiv(instant.getEpochSecond(), 60);
+    }
+}
