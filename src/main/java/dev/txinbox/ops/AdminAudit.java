@@ -39,7 +39,8 @@ public class AdminAudit {
     }
 
     public void record(String actor, String action, String consumer, String target, String outcome, String detail) {
-        LOG.infof("admin %s %s/%s by %s: %s %s", action, consumer, target, actor, outcome, detail == null ? "" : detail);
+        String on = consumer == null ? "" : " " + consumer + (target == null ? "" : "/" + target);
+        LOG.infof("admin %s%s by %s: %s%s", action, on, actor, outcome, detail == null ? "" : " (" + detail + ")");
         QuarkusTransaction.requiringNew().run(() -> entityManager.createNativeQuery(
                 "insert into admin_audit (actor, action, consumer, target, outcome, detail) values (?1, ?2, ?3, ?4, ?5, ?6)")
                 .setParameter(1, actor).setParameter(2, action).setParameter(3, consumer).setParameter(4, target)

@@ -25,8 +25,10 @@ import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.logging.Handler;
 import java.util.logging.LogRecord;
@@ -568,6 +570,47 @@ class ConsoleTest extends ServiceTest {
     }
 
     @Test
+    void entriesAreFilteredByStatusAggregateAndTimeAndPagedWithoutGapsOrRepeats() {
+        String group = unique("grp");
+        List<String> sent = new ArrayList<>();
+        for (int batch = 0; batch < 6; batch++) {
+            List<String> bodies = new ArrayList<>();
+            for (int i = 0; i < 10 && sent.size() < ConsoleResource.PAGE_SIZE + 5; i++) {
+                String id = unique("rej");
+                sent.add(id);
+                bodies.add(ledger(id, group, "{\"reject\":true}"));
+            }
+            queues.sendBatch("ledger.fifo", group, bodies);
+        }
+        eventually().until(() -> db.count("select count(*) from inbox_messages where consumer_name = 'ledger'"
+                + " and aggregate_id = ? and status = 'REJECTED'", group) == sent.size());
+
+        signIn();
+        driver.get(url("/console/entries?consumer=ledger&status=REJECTED&aggregateId=" + group));
+        List<String> first = shownIds();
+        assertEquals(ConsoleResource.PAGE_SIZE, first.size());
+        assertTrue(driver.findElements(By.id("previous")).isEmpty(), "no newer page before the first");
+        browser.screenshot("entries-paged");
+        driver.findElement(By.id("next")).click();
+        List<String> second = shownIds();
+        assertEquals(5, second.size());
+        assertTrue(driver.findElements(By.id("next")).isEmpty(), "no page after the last");
+        Set<String> all = new HashSet<>(first);
+        all.addAll(second);
+        assertEquals(new HashSet<>(sent), all, "every entry once, on one page or the other");
+        driver.findElement(By.id("previous")).click();
+        assertEquals(first, shownIds());
+
+        // Another status, or a window in the future, shows none of them; a bad instant is a clear error.
+        driver.get(url("/console/entries?consumer=ledger&status=DEAD&aggregateId=" + group));
+        assertEquals(List.of(), shownIds());
+        driver.get(url("/console/entries?consumer=ledger&aggregateId=" + group + "&status=ANY&from=2999-01-01T00:00:00Z"));
+        assertEquals(List.of(), shownIds());
+        driver.get(url("/console/entries?consumer=ledger&aggregateId=" + group + "&status=ANY&from=yesterday"));
+        assertTrue(driver.findElement(By.id("error")).getText().contains("from"), driver.findElement(By.id("error")).getText());
+    }
+
+    @Test
     void aSessionEndsWhenItExpires() throws Exception {
         signIn();
         String cookie = sessionCookie();
@@ -609,6 +652,11 @@ class ConsoleTest extends ServiceTest {
 
     private String sessionCookie() {
         return ConsoleSessions.COOKIE + "=" + driver.manage().getCookieNamed(ConsoleSessions.COOKIE).getValue();
+    }
+
+    private List<String> shownIds() {
+        return driver.findElements(By.cssSelector("#entries tr[data-message-id]")).stream()
+                .map(row -> row.getAttribute("data-message-id")).toList();
     }
 
     private WebElement entryRow(String messageId) {
