@@ -39,6 +39,7 @@ import jakarta.ws.rs.core.UriInfo;
 
 import org.jboss.logging.Logger;
 import org.jboss.resteasy.reactive.RestForm;
+import org.jboss.resteasy.reactive.RestPath;
 import org.jboss.resteasy.reactive.RestQuery;
 import org.jboss.resteasy.reactive.server.ServerExceptionMapper;
 
@@ -340,6 +341,13 @@ public class ConsoleResource {
         return Templates.audit(chrome("Audit", "audit"), rows,
                 number == 0 ? null : new ConsoleViews.Link(href("/audit", "page", Integer.toString(number - 1)), "← newer"),
                 found.hasMore() ? new ConsoleViews.Link(href("/audit", "page", Integer.toString(number + 1)), "older →") : null);
+    }
+
+    /** A console path that names no page gets a page saying so (the API's JSON 404 would answer otherwise). */
+    @GET
+    @Path("/{unknown: .+}")
+    public TemplateInstance unknown(@RestPath String unknown) {
+        throw new Problem(Response.Status.NOT_FOUND, "No such page", "The console has no page /console/" + unknown + ".");
     }
 
     // ------------------------------------------------------------------------------------------ actions

@@ -506,6 +506,9 @@ class ConsoleTest extends ServiceTest {
         driver.get(url("/console/entry?consumer=orders&id=no-such-event"));
         assertEquals("No such entry", driver.findElement(By.id("problem-title")).getText());
         browser.screenshot("problem-not-found");
+        driver.get(url("/console/no-such-page/<b>x</b>"));
+        assertEquals("No such page", driver.findElement(By.id("problem-title")).getText());
+        assertTrue(driver.getPageSource().contains("/console/no-such-page/&lt;b&gt;x&lt;/b&gt;"), "the path, escaped");
         assertEquals(1, db.count("select count(*) from admin_audit where action = 'replay' and target = ? and actor = ?",
                 event, actor));
     }
