@@ -88,10 +88,11 @@ class ParkedEvents {
 
     /**
      * Streams that have parked events, the longest-waiting first, at most {@code limit}: each with its last
-     * consumed sequence, its parked sequences (ascending) and when the oldest of them was received. For the
-     * operator: one pass over the parked rows (a partial index), not on the hot path.
+     * consumed sequence, its parked sequences (ascending) and when the oldest of them was received. Of one
+     * consumer or all (null), of one aggregate or all (null). For the operator: one pass over the parked rows
+     * (a partial index), not on the hot path.
      */
-    List<StreamOrdering.ParkedStream> streams(String consumer, int limit) {
+    List<StreamOrdering.ParkedStream> streams(String consumer, String aggregateId, int limit) {
         return session().doReturningWork(connection -> {
             try (PreparedStatement ps = connection.prepareStatement("""
                     select m.consumer_name, m.aggregate_id, coalesce(max(s.last_sequence), 0),
@@ -99,13 +100,16 @@ class ParkedEvents {
                     from inbox_messages m
                     left join stream_state s on s.consumer_name = m.consumer_name and s.aggregate_id = m.aggregate_id
                     where m.status = 'PARKED' and (?::text is null or m.consumer_name = ?)
+                        and (?::text is null or m.aggregate_id = ?)
                     group by m.consumer_name, m.aggregate_id
                     order by min(m.received_at), m.consumer_name, m.aggregate_id
                     limit ?
                     """)) {
                 ps.setString(1, consumer);
                 ps.setString(2, consumer);
-                ps.setInt(3, limit);
+                ps.setString(3, aggregateId);
+                ps.setString(4, aggregateId);
+                ps.setInt(5, limit);
                 List<StreamOrdering.ParkedStream> streams = new ArrayList<>();
                 try (ResultSet rs = ps.executeQuery()) {
                     while (rs.next()) {

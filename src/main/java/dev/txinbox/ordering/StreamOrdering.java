@@ -145,7 +145,12 @@ public class StreamOrdering {
 
     /** Streams with parked events (of one consumer, or of all when null), the longest-waiting first. */
     public List<ParkedStream> parkedStreams(String consumer, int limit) {
-        return parked.streams(consumer, limit);
+        return parked.streams(consumer, null, limit);
+    }
+
+    /** One stream's parked events, if it has any. */
+    public Optional<ParkedStream> parkedStream(String consumer, String aggregateId) {
+        return parked.streams(consumer, aggregateId, 1).stream().findFirst();
     }
 
     /**

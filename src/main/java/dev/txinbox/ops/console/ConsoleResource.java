@@ -424,8 +424,7 @@ public class ConsoleResource {
         String name = knownConsumer(consumer);
         String aggregate = input(() -> AdminInput.id("aggregateId", aggregateId));
         StreamOrdering.ParkedStream stream = QuarkusTransaction.requiringNew()
-                .call(() -> ordering.parkedStreams(name, MAX_STREAMS)).stream()
-                .filter(s -> s.aggregateId().equals(aggregate)).findFirst()
+                .call(() -> ordering.parkedStream(name, aggregate))
                 .orElseThrow(() -> new Problem(Response.Status.NOT_FOUND, "Nothing parked",
                         "Stream " + aggregate + " of " + name + " has no parked event."));
         return Templates.confirmRelease(chrome("Release " + aggregate, "streams"), stream(stream));
