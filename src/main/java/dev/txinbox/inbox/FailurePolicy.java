@@ -6,6 +6,7 @@ import java.time.Duration;
 import java.util.concurrent.ThreadLocalRandom;
 
 import jakarta.enterprise.context.ApplicationScoped;
+
 import dev.txinbox.config.TxinboxConfig;
 
 /**

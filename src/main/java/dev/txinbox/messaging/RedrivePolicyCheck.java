@@ -8,8 +8,8 @@ import jakarta.enterprise.event.Observes;
 
 import org.jboss.logging.Logger;
 
-import io.quarkus.runtime.StartupEvent;
 import dev.txinbox.config.TxinboxConfig;
+import io.quarkus.runtime.StartupEvent;
 
 /**
  * SQS's own redrive policy moves a message to the queue's DLQ after {@code maxReceiveCount} receives,

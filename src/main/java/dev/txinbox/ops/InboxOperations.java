@@ -10,13 +10,13 @@ import java.util.TreeMap;
 
 import jakarta.enterprise.context.ApplicationScoped;
 
+import dev.txinbox.config.TxinboxConfig;
 import dev.txinbox.inbox.Inbox;
 import dev.txinbox.inbox.InboxAttempt;
 import dev.txinbox.inbox.InboxMessage;
 import dev.txinbox.inbox.InboxRepository;
 import dev.txinbox.inbox.InboxResult;
 import dev.txinbox.inbox.InboxStatus;
-import dev.txinbox.config.TxinboxConfig;
 import dev.txinbox.messaging.SqsQueues;
 import dev.txinbox.ordering.StreamOrdering;
 import io.quarkus.narayana.jta.QuarkusTransaction;

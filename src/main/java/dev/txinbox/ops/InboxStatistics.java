@@ -17,8 +17,8 @@ import jakarta.enterprise.context.ApplicationScoped;
 
 import org.jboss.logging.Logger;
 
-import dev.txinbox.messaging.ConsumerProgress;
 import dev.txinbox.config.TxinboxConfig;
+import dev.txinbox.messaging.ConsumerProgress;
 import dev.txinbox.messaging.SqsInboxReceiver;
 import dev.txinbox.messaging.SqsQueues;
 import io.quarkus.scheduler.Scheduled;

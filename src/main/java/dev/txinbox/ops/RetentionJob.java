@@ -17,8 +17,8 @@ import jakarta.persistence.EntityManager;
 import org.hibernate.Session;
 import org.jboss.logging.Logger;
 
-import dev.txinbox.inbox.InboxStatus;
 import dev.txinbox.config.TxinboxConfig;
+import dev.txinbox.inbox.InboxStatus;
 import dev.txinbox.messaging.SqsQueues;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;

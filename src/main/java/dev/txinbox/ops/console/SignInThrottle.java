@@ -7,6 +7,7 @@ import java.util.Map;
 
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
+
 import dev.txinbox.config.TxinboxConfig;
 
 /**

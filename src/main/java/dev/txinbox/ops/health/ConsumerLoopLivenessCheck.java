@@ -12,8 +12,8 @@ import org.eclipse.microprofile.health.HealthCheckResponse;
 import org.eclipse.microprofile.health.HealthCheckResponseBuilder;
 import org.eclipse.microprofile.health.Liveness;
 
-import dev.txinbox.messaging.ConsumerProgress;
 import dev.txinbox.config.TxinboxConfig;
+import dev.txinbox.messaging.ConsumerProgress;
 import dev.txinbox.messaging.DatabaseGate;
 import dev.txinbox.messaging.SqsConnectivity;
 import dev.txinbox.messaging.SqsInboxReceiver;

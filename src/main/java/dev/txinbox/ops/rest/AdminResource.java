@@ -23,8 +23,8 @@ import org.eclipse.microprofile.openapi.annotations.security.SecurityRequirement
 import org.eclipse.microprofile.openapi.annotations.security.SecurityScheme;
 import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 
-import dev.txinbox.inbox.InboxStatus;
 import dev.txinbox.config.TxinboxConfig;
+import dev.txinbox.inbox.InboxStatus;
 import dev.txinbox.ops.AdminAudit;
 import dev.txinbox.ops.AdminInput;
 import dev.txinbox.ops.InboxOperations;
