@@ -10,9 +10,12 @@ import java.time.Duration;
 import java.util.Base64;
 import java.util.Map;
 
+import org.openqa.selenium.By;
+import org.openqa.selenium.WebElement;
 import org.openqa.selenium.chrome.ChromeDriver;
 import org.openqa.selenium.chrome.ChromeDriverService;
 import org.openqa.selenium.chrome.ChromeOptions;
+import org.openqa.selenium.support.ui.ExpectedConditions;
 import org.openqa.selenium.support.ui.WebDriverWait;
 
 /**
@@ -55,6 +58,18 @@ public final class Browser implements AutoCloseable {
 
     public WebDriverWait waiting() {
         return new WebDriverWait(driver, Duration.ofSeconds(30), Duration.ofMillis(100));
+    }
+
+    /**
+     * Clicks a link or submit button and returns once the page it leads to has loaded. A click returns as soon as
+     * the browser has taken it, and a slow answer (a throttled sign-in, a group retry) leaves the old page in place
+     * for a while: looking for the next page's elements at once finds the old page's, or nothing.
+     */
+    public void follow(WebElement control) {
+        WebElement leaving = driver.findElement(By.tagName("html"));
+        control.click();
+        waiting().until(ExpectedConditions.stalenessOf(leaving));
+        waiting().until(d -> "complete".equals(driver.executeScript("return document.readyState")));
     }
 
     /** The whole page, not only the window, as a PNG under target/console-screenshots/. */

@@ -112,7 +112,7 @@ class ConsoleTest extends ServiceTest {
         assertTrue(row.getText().contains("scripted failure 3 of event " + poison), row.getText());
         browser.screenshot("entries");
 
-        row.findElement(By.linkText(poison)).click();
+        browser.follow(row.findElement(By.linkText(poison)));
         assertEquals("DEAD", driver.findElement(By.id("status")).getText());
         assertTrue(driver.findElement(By.id("error-text")).getText().startsWith("gave up after 3 attempts: "));
         assertEquals(3, attemptRows().size());
@@ -128,11 +128,11 @@ class ConsoleTest extends ServiceTest {
 
         // Redrive the whole DLQ, the cause unfixed.
         driver.get(url("/console"));
-        driver.findElement(By.cssSelector("#consumer-ledger a.action")).click();
+        browser.follow(driver.findElement(By.cssSelector("#consumer-ledger a.action")));
         assertTrue(driver.findElement(By.tagName("h1")).getText().contains("ledger-dlq.fifo"));
         browser.screenshot("confirm-redrive");
         driver.findElement(By.id("scope-all")).click();
-        driver.findElement(By.id("confirm-button")).click();
+        browser.follow(driver.findElement(By.id("confirm-button")));
         String result = driver.findElement(By.id("result")).getText();
         assertTrue(result.matches("(?s)Moved \\d+ messages? from ledger-dlq\\.fifo to ledger\\.fifo.*"), result);
         browser.screenshot("result-redrive");
@@ -174,10 +174,10 @@ class ConsoleTest extends ServiceTest {
                 stream.findElement(By.className("waiting")).getText());
         browser.screenshot("streams");
 
-        stream.findElement(By.linkText("Release gap…")).click();
+        browser.follow(stream.findElement(By.linkText("Release gap…")));
         assertEquals("2", driver.findElement(By.id("missing")).getText());
         browser.screenshot("confirm-release");
-        driver.findElement(By.id("confirm-button")).click();
+        browser.follow(driver.findElement(By.id("confirm-button")));
         String result = driver.findElement(By.id("result")).getText();
         assertTrue(result.contains("Skipped sequence 2."), result);
         assertTrue(result.contains("The stream was at 1 and is now at 4."), result);
@@ -277,7 +277,7 @@ class ConsoleTest extends ServiceTest {
 
         // The same form from the page, its token altered in the browser, is refused the same way.
         driver.executeScript("document.querySelector('#confirm input[name=csrf]').value = 'altered'");
-        driver.findElement(By.id("confirm-button")).click();
+        browser.follow(driver.findElement(By.id("confirm-button")));
         assertTrue(driver.findElement(By.id("problem-title")).getText().startsWith("Refused"));
         browser.screenshot("refused-csrf");
         assertEquals(before, db.row("select status, attempt_count, source_message_id, error_text from inbox_messages"
@@ -311,7 +311,7 @@ class ConsoleTest extends ServiceTest {
         signIn();
         String label = driver.findElement(By.id("session")).getText().replace("session ", "");
         String browserCookie = sessionCookie();
-        driver.findElement(By.id("sign-out")).click();
+        browser.follow(driver.findElement(By.id("sign-out")));
         browser.waiting().until(d -> d.getCurrentUrl().endsWith("/console/sign-in"));
         browser.screenshot("sign-in");
         assertNotNull(db.row("select ended_at from console_sessions where label = ?", label).get("ended_at"));
@@ -454,12 +454,12 @@ class ConsoleTest extends ServiceTest {
         assertTrue(Long.parseLong(group.getAttribute("data-total")) >= 3);
         browser.screenshot("failures");
 
-        group.findElement(By.linkText("Retry all…")).click();
+        browser.follow(group.findElement(By.linkText("Retry all…")));
         List<String> members = driver.findElements(By.cssSelector("#members a")).stream().map(WebElement::getText).toList();
         assertTrue(members.containsAll(events), members.toString());
         assertEquals(driver.findElement(By.id("group-total")).getText(), Integer.toString(members.size()));
         browser.screenshot("confirm-retry-group");
-        driver.findElement(By.id("confirm-button")).click();
+        browser.follow(driver.findElement(By.id("confirm-button")));
         String result = driver.findElement(By.id("result")).getText();
         assertTrue(result.startsWith("Retried " + members.size() + " entr"), result);
         browser.screenshot("result-retry-group");
@@ -485,9 +485,9 @@ class ConsoleTest extends ServiceTest {
         signIn();
         String actor = actor();
         driver.get(url("/console/entry?consumer=orders&id=" + event));
-        driver.findElement(By.id("replay")).click();
+        browser.follow(driver.findElement(By.id("replay")));
         browser.screenshot("confirm-replay");
-        driver.findElement(By.id("confirm-button")).click();
+        browser.follow(driver.findElement(By.id("confirm-button")));
         assertTrue(driver.findElement(By.id("result")).getText().contains("Outcome: duplicate"));
         browser.screenshot("result-replay");
         assertEquals(1, db.count("select count(*) from orders where id = ?", order));
@@ -538,7 +538,7 @@ class ConsoleTest extends ServiceTest {
             browser.screenshot("sign-in-page");
             long started = System.nanoTime();
             driver.findElement(By.id("token")).sendKeys("n0t-the-t0ken");
-            driver.findElement(By.id("sign-in")).click();
+            browser.follow(driver.findElement(By.id("sign-in")));
             assertEquals("That is not the admin token.", driver.findElement(By.id("error")).getText());
             assertTrue(Duration.ofNanos(System.nanoTime() - started).toMillis() >= 300, "answered late");
             assertTrue(driver.getCurrentUrl().endsWith("/console/sign-in"));
@@ -594,14 +594,14 @@ class ConsoleTest extends ServiceTest {
         assertEquals(ConsoleResource.PAGE_SIZE, first.size());
         assertTrue(driver.findElements(By.id("previous")).isEmpty(), "no newer page before the first");
         browser.screenshot("entries-paged");
-        driver.findElement(By.id("next")).click();
+        browser.follow(driver.findElement(By.id("next")));
         List<String> second = shownIds();
         assertEquals(5, second.size());
         assertTrue(driver.findElements(By.id("next")).isEmpty(), "no page after the last");
         Set<String> all = new HashSet<>(first);
         all.addAll(second);
         assertEquals(new HashSet<>(sent), all, "every entry once, on one page or the other");
-        driver.findElement(By.id("previous")).click();
+        browser.follow(driver.findElement(By.id("previous")));
         assertEquals(first, shownIds());
 
         // Another status, or a window in the future, shows none of them; a bad instant is a clear error.
@@ -644,7 +644,7 @@ class ConsoleTest extends ServiceTest {
     private void signIn() {
         driver.get(url("/console/sign-in"));
         driver.findElement(By.id("token")).sendKeys(TOKEN);
-        driver.findElement(By.id("sign-in")).click();
+        browser.follow(driver.findElement(By.id("sign-in")));
         browser.waiting().until(d -> d.getCurrentUrl().endsWith("/console"));
     }
 
