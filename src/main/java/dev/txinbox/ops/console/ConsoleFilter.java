@@ -54,14 +54,14 @@ public class ConsoleFilter {
             return null;
         }
         if (!token.configured()) {
-            if ("POST".equals(request.getMethod()) && path.equals(ConsoleResource.SIGN_IN)) {
+            if ("POST".equals(request.getMethod()) && path.equals(ConsoleSignIn.PAGE)) {
                 // Counted as the admin API counts its calls while closed: someone tried the token.
                 token.refused(AdminToken.DISABLED);
                 LOG.warnf("console sign-in refused: the console is closed (no TXINBOX_ADMIN_TOKEN is configured)");
             }
-            return html(Response.Status.UNAUTHORIZED, ConsoleResource.Templates.closed(null).render());
+            return html(Response.Status.UNAUTHORIZED, ConsoleTemplates.closed(null).render());
         }
-        if (path.equals(ConsoleResource.SIGN_IN)) {
+        if (path.equals(ConsoleSignIn.PAGE)) {
             return null;
         }
         Cookie cookie = request.getCookies().get(ConsoleSessions.COOKIE);
@@ -70,12 +70,12 @@ public class ConsoleFilter {
             session = sessions.find(cookie == null ? null : cookie.getValue());
         } catch (RuntimeException e) {
             LOG.warnf("console session check failed: %s", e.toString());
-            return html(Response.Status.SERVICE_UNAVAILABLE, ConsoleResource.Templates.problem(null,
+            return html(Response.Status.SERVICE_UNAVAILABLE, ConsoleTemplates.problem(null,
                     "Database unreachable", "The console keeps its sessions in the database, which did not answer."
-                            + " The service's health is still at /q/health.", ConsoleResource.SIGN_IN).render());
+                            + " The service's health is still at /q/health.", ConsoleSignIn.PAGE).render());
         }
         if (session.isEmpty()) {
-            return Response.seeOther(URI.create(ConsoleResource.SIGN_IN)).build();
+            return Response.seeOther(URI.create(ConsoleSignIn.PAGE)).build();
         }
         current.signedIn(session.get());
         return null;

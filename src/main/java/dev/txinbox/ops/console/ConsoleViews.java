@@ -9,6 +9,9 @@ import java.time.format.DateTimeFormatter;
 import java.util.List;
 import java.util.Locale;
 
+import dev.txinbox.inbox.InboxAttempt;
+import dev.txinbox.inbox.InboxMessage;
+import dev.txinbox.ordering.StreamOrdering;
 import io.quarkus.qute.TemplateData;
 
 /**
@@ -65,6 +68,12 @@ final class ConsoleViews {
     @TemplateData
     record EntryRow(String consumer, String messageId, String status, String type, String aggregateId, String sequence,
             int attempts, String error, String receivedAt, String href) {
+
+        static EntryRow of(InboxMessage m) {
+            return new EntryRow(m.consumerName, m.messageId, m.status.name(), text(m.eventType), text(m.aggregateId),
+                    text(m.sequenceNumber), m.attemptCount, shortened(m.errorText, 160), time(m.receivedAt),
+                    ConsoleViews.href("/entry", "consumer", m.consumerName, "id", m.messageId));
+        }
     }
 
     /** The filter form of the entries page, as the user filled it in. */
@@ -79,6 +88,11 @@ final class ConsoleViews {
 
     @TemplateData
     record AttemptRow(int attempt, String failedAt, String error, String sourceMessageId, String receiveCount) {
+
+        static AttemptRow of(InboxAttempt a) {
+            return new AttemptRow(a.attempt, time(a.failedAt), a.errorText, text(a.sourceMessageId),
+                    text(a.receiveCount));
+        }
     }
 
     @TemplateData
@@ -90,11 +104,29 @@ final class ConsoleViews {
     @TemplateData
     record GroupRow(String consumer, String id, String cause, long failed, long dead, long total, String firstSeen,
             String lastSeen, List<Link> examples, Link retry) {
+
+        static GroupRow of(FailureGroups.Group g) {
+            return new GroupRow(g.consumer(), g.id(), g.cause(), g.failed(), g.dead(), g.total(), time(g.firstSeen()),
+                    time(g.lastSeen()), g.examples().stream()
+                            .map(id -> new Link(href("/entry", "consumer", g.consumer(), "id", id), id)).toList(),
+                    new Link(href("/retry-group", "consumer", g.consumer(), "group", g.id()), "Retry all…"));
+        }
     }
 
     @TemplateData
     record StreamRow(String consumer, String aggregateId, long lastApplied, String parked, String missing,
             String waiting, String since, Link release, Link entries) {
+
+        static StreamRow of(StreamOrdering.ParkedStream s, Instant now) {
+            List<String> missing = s.missing().stream()
+                    .map(r -> r[0] == r[1] ? Long.toString(r[0]) : r[0] + "–" + r[1]).toList();
+            return new StreamRow(s.consumer(), s.aggregateId(), s.lastApplied(),
+                    String.join(", ", s.parked().stream().map(String::valueOf).toList()), String.join(", ", missing),
+                    duration(Duration.between(s.oldestParkedAt(), now)), time(s.oldestParkedAt()),
+                    new Link(href("/release", "consumer", s.consumer(), "aggregateId", s.aggregateId()), "Release gap…"),
+                    new Link(href("/entries", "consumer", s.consumer(), "aggregateId", s.aggregateId(), "status", "ANY"),
+                            "entries"));
+        }
     }
 
     @TemplateData

@@ -290,6 +290,33 @@ class ConsoleTest extends ServiceTest {
     }
 
     @Test
+    void whatTheConsoleCannotAnswerIsAPageWithItsStatusAndTheApiStillAnswersJson() throws Exception {
+        HttpResponse<String> signedIn = post("/console/sign-in", Map.of("token", TOKEN), null);
+        String setCookie = signedIn.headers().firstValue("Set-Cookie").orElseThrow();
+        String cookie = setCookie.substring(0, setCookie.indexOf(';'));
+        for (String[] call : new String[][] { { "PUT", "/console/entries", "405" }, { "DELETE", "/console", "405" },
+                { "GET", "/console/entry?consumer=orders&id=" + "x".repeat(600), "400" },
+                { "GET", "/console/entry?consumer=nobody&id=x", "404" } }) {
+            HttpResponse<String> answer = http.send(HttpRequest.newBuilder(URI.create(url(call[1])))
+                    .method(call[0], HttpRequest.BodyPublishers.noBody()).header("Cookie", cookie).build(),
+                    HttpResponse.BodyHandlers.ofString());
+            String what = call[0] + " " + call[1];
+            assertEquals(Integer.parseInt(call[2]), answer.statusCode(), what);
+            assertTrue(answer.headers().firstValue("Content-Type").orElse("").startsWith("text/html"), what);
+            assertTrue(answer.body().contains("id=\"problem-title\""), what + ": " + answer.body());
+            assertEquals(ConsoleFilter.CONTENT_SECURITY_POLICY,
+                    answer.headers().firstValue("Content-Security-Policy").orElse(null), what);
+        }
+        // The admin API beside it keeps its JSON for the same refusal.
+        HttpResponse<String> api = http.send(HttpRequest.newBuilder(URI.create(url("/admin/inbox")))
+                .method("PUT", HttpRequest.BodyPublishers.noBody()).header("Authorization", "Bearer " + TOKEN).build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertEquals(405, api.statusCode());
+        assertTrue(api.headers().firstValue("Content-Type").orElse("").startsWith("application/json"), api.body());
+        assertTrue(api.body().contains("\"error\""), api.body());
+    }
+
+    @Test
     void signedOutEveryPageLeadsToSignInAndTheOldCookieIsDeadForGood() throws Exception {
         HttpResponse<String> signedIn = post("/console/sign-in", Map.of("token", TOKEN), null);
         assertEquals(303, signedIn.statusCode());
@@ -530,7 +557,7 @@ class ConsoleTest extends ServiceTest {
             public void close() {
             }
         };
-        java.util.logging.Logger log = java.util.logging.Logger.getLogger(ConsoleResource.class.getName());
+        java.util.logging.Logger log = java.util.logging.Logger.getLogger(ConsoleSignIn.class.getName());
         log.addHandler(handler);
         try {
             double wrong = Metrics.value("txinbox_admin_auth_failures_total", "reason", "wrong_token");
@@ -578,7 +605,7 @@ class ConsoleTest extends ServiceTest {
         List<String> sent = new ArrayList<>();
         for (int batch = 0; batch < 6; batch++) {
             List<String> bodies = new ArrayList<>();
-            for (int i = 0; i < 10 && sent.size() < ConsoleResource.PAGE_SIZE + 5; i++) {
+            for (int i = 0; i < 10 && sent.size() < ConsolePages.PAGE_SIZE + 5; i++) {
                 String id = unique("rej");
                 sent.add(id);
                 bodies.add(ledger(id, group, "{\"reject\":true}"));
@@ -591,7 +618,7 @@ class ConsoleTest extends ServiceTest {
         signIn();
         driver.get(url("/console/entries?consumer=ledger&status=REJECTED&aggregateId=" + group));
         List<String> first = shownIds();
-        assertEquals(ConsoleResource.PAGE_SIZE, first.size());
+        assertEquals(ConsolePages.PAGE_SIZE, first.size());
         assertTrue(driver.findElements(By.id("previous")).isEmpty(), "no newer page before the first");
         browser.screenshot("entries-paged");
         browser.follow(driver.findElement(By.id("next")));

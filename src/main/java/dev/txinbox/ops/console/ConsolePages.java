@@ -1,0 +1,348 @@
+package dev.txinbox.ops.console;
+
+import static dev.txinbox.ops.console.ConsoleInput.blank;
+import static dev.txinbox.ops.console.ConsoleInput.input;
+import static dev.txinbox.ops.console.ConsoleInput.instant;
+import static dev.txinbox.ops.console.ConsoleViews.age;
+import static dev.txinbox.ops.console.ConsoleViews.href;
+import static dev.txinbox.ops.console.ConsoleViews.text;
+import static dev.txinbox.ops.console.ConsoleViews.time;
+
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import jakarta.json.JsonObject;
+import jakarta.json.JsonString;
+import jakarta.json.JsonValue;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.Response;
+
+import org.jboss.resteasy.reactive.RestPath;
+import org.jboss.resteasy.reactive.RestQuery;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+
+import dev.txinbox.config.TxinboxConfig;
+import dev.txinbox.inbox.InboxMessage;
+import dev.txinbox.inbox.InboxStatus;
+import dev.txinbox.inbox.Outcome;
+import dev.txinbox.ops.AdminAudit;
+import dev.txinbox.ops.AdminInput;
+import dev.txinbox.ops.InboxOperations;
+import dev.txinbox.ops.InboxStatistics;
+import dev.txinbox.ordering.StreamOrdering;
+import io.quarkus.narayana.jta.QuarkusTransaction;
+import io.quarkus.qute.TemplateInstance;
+import io.smallrye.common.annotation.Blocking;
+import io.smallrye.health.SmallRyeHealthReporter;
+
+/**
+ * The console's pages, over the same services as the admin API ({@link InboxOperations},
+ * {@link InboxStatistics}, {@link AdminAudit}, the health checks). They only read: what changes something is
+ * in {@link ConsoleActions}.
+ */
+@Path("/console")
+@Blocking
+@Produces(MediaType.TEXT_HTML)
+public class ConsolePages {
+
+    static final int PAGE_SIZE = 50;
+    static final int MAX_PAGE = 10_000_000;
+    private static final int MAX_STREAMS = 500;
+    private static final int MAX_GROUPS = 200;
+    /** The problem statuses: what the entries page lists unless told otherwise. */
+    private static final Set<InboxStatus> PROBLEMS = EnumSet.of(InboxStatus.FAILED, InboxStatus.DEAD,
+            InboxStatus.PARKED, InboxStatus.REJECTED);
+    private static final Pattern DEAD_REASON = Pattern.compile("^(invalid message|gave up after \\d+ attempts): (.*)$",
+            Pattern.DOTALL);
+
+    private final InboxOperations operations;
+    private final InboxStatistics statistics;
+    private final AdminAudit audit;
+    private final OutcomeHistory history;
+    private final FailureGroups failureGroups;
+    private final StreamOrdering ordering;
+    private final SmallRyeHealthReporter health;
+    private final ConsoleRequest request;
+    private final ConsoleInput parameters;
+    private final TxinboxConfig.Console config;
+    private final ConsoleClock clock;
+    private final ObjectMapper json;
+
+    public ConsolePages(InboxOperations operations, InboxStatistics statistics, AdminAudit audit,
+            OutcomeHistory history, FailureGroups failureGroups, StreamOrdering ordering, SmallRyeHealthReporter health,
+            ConsoleRequest request, ConsoleInput parameters, TxinboxConfig config, ConsoleClock clock,
+            ObjectMapper json) {
+        this.operations = operations;
+        this.statistics = statistics;
+        this.audit = audit;
+        this.history = history;
+        this.failureGroups = failureGroups;
+        this.ordering = ordering;
+        this.health = health;
+        this.request = request;
+        this.parameters = parameters;
+        this.config = config.console();
+        this.clock = clock;
+        this.json = json;
+    }
+
+    @GET
+    public TemplateInstance overview() {
+        JsonObject live = health.getLiveness().getPayload();
+        JsonObject ready = health.getReadiness().getPayload();
+        List<ConsoleViews.Check> liveChecks = checks(live), readyChecks = checks(ready);
+        Map<String, Map<String, Long>> counts = operations.countsByStatus();
+        Instant now = clock.now();
+        List<ConsoleViews.ConsumerCard> cards = new ArrayList<>();
+        for (String consumer : operations.consumerNames()) {
+            cards.add(card(consumer, now, liveChecks, readyChecks, counts.getOrDefault(consumer, Map.of())));
+        }
+        return ConsoleTemplates.overview(request.chrome("Overview", "overview"), live.getString("status", "?"),
+                liveChecks, ready.getString("status", "?"), readyChecks, cards,
+                ConsoleViews.duration(config.sampleEvery()));
+    }
+
+    @GET
+    @Path("/entries")
+    public Response entries(@RestQuery String consumer, @RestQuery String status, @RestQuery String aggregateId,
+            @RestQuery String from, @RestQuery String to, @RestQuery String page) {
+        ConsoleViews.EntryFilterForm form = new ConsoleViews.EntryFilterForm(text(consumer), text(status),
+                text(aggregateId), text(from), text(to));
+        List<ConsoleViews.KeyValue> statuses = new ArrayList<>();
+        statuses.add(new ConsoleViews.KeyValue("", "failed, dead, parked, rejected"));
+        for (InboxStatus s : InboxStatus.values()) {
+            statuses.add(new ConsoleViews.KeyValue(s.name(), s.name().toLowerCase()));
+        }
+        statuses.add(new ConsoleViews.KeyValue("ANY", "any status"));
+        InboxOperations.EntryFilter filter;
+        int pageNumber;
+        try {
+            Set<InboxStatus> wanted = blank(status) ? PROBLEMS
+                    : "ANY".equals(status) ? Set.of() : Set.of(AdminInput.status(status));
+            filter = new InboxOperations.EntryFilter(wanted,
+                    blank(consumer) ? null : parameters.knownConsumer(consumer),
+                    blank(aggregateId) ? null : AdminInput.id("aggregate", aggregateId.strip()),
+                    blank(from) ? null : instant("from", from), blank(to) ? null : instant("to", to));
+            pageNumber = blank(page) ? 0 : AdminInput.number("page", page, 0, MAX_PAGE);
+        } catch (IllegalArgumentException | ConsoleProblem e) {
+            return ConsoleFilter.html(Response.Status.BAD_REQUEST, ConsoleTemplates.entries(
+                    request.chrome("Entries", "entries"), new ConsoleViews.EntriesPage(form,
+                            List.copyOf(operations.consumerNames()), statuses, List.of(), 0, null, null,
+                            e.getMessage())).render());
+        }
+        InboxOperations.EntryPage found = operations.entries(filter, pageNumber, PAGE_SIZE);
+        List<ConsoleViews.EntryRow> rows = found.items().stream().map(ConsoleViews.EntryRow::of).toList();
+        ConsoleViews.Link previous = pageNumber == 0 ? null : pageLink(form, pageNumber - 1, "← newer");
+        ConsoleViews.Link next = found.hasMore() ? pageLink(form, pageNumber + 1, "older →") : null;
+        return ConsoleFilter.html(Response.Status.OK, ConsoleTemplates.entries(request.chrome("Entries", "entries"),
+                new ConsoleViews.EntriesPage(form, List.copyOf(operations.consumerNames()), statuses, rows, pageNumber,
+                        previous, next, null)).render());
+    }
+
+    @GET
+    @Path("/entry")
+    public TemplateInstance entry(@RestQuery String consumer, @RestQuery String id) {
+        String name = parameters.knownConsumer(consumer);
+        String messageId = input(() -> AdminInput.id("id", id));
+        InboxOperations.EntryDetail detail = operations.entry(name, messageId)
+                .orElseThrow(() -> ConsoleProblem.notFound("No such entry",
+                        "Consumer " + name + " has no entry " + messageId + " (retention may have deleted it)."));
+        InboxMessage m = detail.entry();
+        String body = m.body;
+        boolean isJson = false;
+        try {
+            JsonNode tree = json.readTree(body);
+            if (tree != null && (tree.isObject() || tree.isArray())) {
+                body = json.writerWithDefaultPrettyPrinter().writeValueAsString(tree);
+                isJson = true;
+            }
+        } catch (Exception e) {
+            // not JSON: shown as it came
+        }
+        List<ConsoleViews.KeyValue> source = List.of(kv("queue", m.sourceQueue),
+                kv("SQS message id", m.sourceMessageId), kv("message group", m.sourceGroupId),
+                kv("sent at", time(m.sourceSentAt)), kv("receive count", text(m.receiveCount)));
+        List<ConsoleViews.KeyValue> times = List.of(kv("received", time(m.receivedAt)),
+                kv("finished", time(m.processedAt)), kv("next attempt", time(m.nextAttemptAt)));
+        List<ConsoleViews.AttemptRow> attempts = detail.attempts().stream().map(ConsoleViews.AttemptRow::of).toList();
+        return ConsoleTemplates.entry(request.chrome("Entry " + m.messageId, "entries"), new ConsoleViews.EntryDetail(
+                ConsoleViews.EntryRow.of(m), text(m.errorText), body, isJson, m.payloadHash, source, times, attempts,
+                deadLetter(m),
+                new ConsoleViews.Link(href("/replay", "consumer", name, "id", m.messageId), "Replay…"),
+                m.aggregateId == null ? null : new ConsoleViews.Link(href("/entries", "consumer", name, "aggregateId",
+                        m.aggregateId, "status", "ANY"), "all entries of " + m.aggregateId)));
+    }
+
+    @GET
+    @Path("/failures")
+    public TemplateInstance failures(@RestQuery String consumer) {
+        String name = blank(consumer) ? null : parameters.knownConsumer(consumer);
+        List<ConsoleViews.GroupRow> groups = failureGroups.groups(name, MAX_GROUPS).stream()
+                .map(ConsoleViews.GroupRow::of).toList();
+        return ConsoleTemplates.failures(request.chrome("Failures", "failures"),
+                List.copyOf(operations.consumerNames()), text(name), groups);
+    }
+
+    @GET
+    @Path("/streams")
+    public TemplateInstance streams(@RestQuery String consumer) {
+        String name = blank(consumer) ? null : parameters.knownConsumer(consumer);
+        Instant now = clock.now();
+        List<ConsoleViews.StreamRow> rows = QuarkusTransaction.requiringNew()
+                .call(() -> ordering.parkedStreams(name, MAX_STREAMS)).stream()
+                .map(s -> ConsoleViews.StreamRow.of(s, now)).toList();
+        return ConsoleTemplates.streams(request.chrome("Streams", "streams"),
+                List.copyOf(operations.consumerNames()), text(name), rows);
+    }
+
+    @GET
+    @Path("/audit")
+    public TemplateInstance audit(@RestQuery String page) {
+        int number = blank(page) ? 0 : input(() -> AdminInput.number("page", page, 0, MAX_PAGE));
+        AdminAudit.Page found = audit.recent(number, PAGE_SIZE);
+        List<ConsoleViews.AuditRow> rows = found.entries().stream()
+                .map(e -> new ConsoleViews.AuditRow(time(e.at()), text(e.actor()), e.action(), text(e.consumer()),
+                        text(e.target()), e.outcome(), text(e.detail())))
+                .toList();
+        ConsoleViews.Link newer = number == 0 ? null
+                : new ConsoleViews.Link(href("/audit", "page", Integer.toString(number - 1)), "← newer");
+        ConsoleViews.Link older = found.hasMore()
+                ? new ConsoleViews.Link(href("/audit", "page", Integer.toString(number + 1)), "older →") : null;
+        return ConsoleTemplates.audit(request.chrome("Audit", "audit"), rows, newer, older);
+    }
+
+    /** A console path that names no page gets a page saying so (the API's JSON 404 would answer otherwise). */
+    @GET
+    @Path("/{unknown: .+}")
+    public TemplateInstance unknown(@RestPath String unknown) {
+        throw ConsoleProblem.notFound("No such page", "The console has no page /console/" + unknown + ".");
+    }
+
+    private ConsoleViews.Link pageLink(ConsoleViews.EntryFilterForm f, int page, String label) {
+        return new ConsoleViews.Link(href("/entries", "consumer", f.consumer(), "status", f.status(), "aggregateId",
+                f.aggregateId(), "from", f.from(), "to", f.to(), "page", Integer.toString(page)), label);
+    }
+
+    /**
+     * The attributes the dead-letter copy was sent with (Settlement), rebuilt from the entry's record, which
+     * keeps every one of them but the moment of the copy (close to "finished") and the first receive.
+     */
+    private static List<ConsoleViews.KeyValue> deadLetter(InboxMessage m) {
+        if (m.status != InboxStatus.DEAD) {
+            return List.of();
+        }
+        String text = text(m.errorText);
+        Matcher reason = DEAD_REASON.matcher(text);
+        return List.of(kv("txinbox-reason", reason.matches() ? reason.group(1) : "(replayed: see the error)"),
+                kv("txinbox-error", reason.matches() ? reason.group(2) : text),
+                kv("txinbox-attempts", Integer.toString(m.attemptCount)), kv("txinbox-consumer", m.consumerName),
+                kv("txinbox-source-queue", m.sourceQueue), kv("txinbox-source-message-id", m.sourceMessageId),
+                kv("txinbox-receive-count", text(m.receiveCount)), kv("event-id", m.messageId));
+    }
+
+    private ConsoleViews.ConsumerCard card(String consumer, Instant now, List<ConsoleViews.Check> live,
+            List<ConsoleViews.Check> ready, Map<String, Long> counts) {
+        Optional<InboxStatistics.ConsumerStats> stats = statistics.latest(consumer);
+        String prefix = consumer + ".";
+        List<ConsoleViews.KeyValue> lagCheck = ready.stream().filter(c -> c.name().equals("inbox-lag"))
+                .flatMap(c -> c.data().stream()).filter(kv -> kv.key().startsWith(prefix))
+                .map(kv -> new ConsoleViews.KeyValue(kv.key().substring(prefix.length()), kv.value())).toList();
+        String[] liveness = verdict(live, "consumer-loop", prefix + "down");
+        String[] readiness = verdict(ready, "inbox-lag", prefix + "down");
+        List<ConsoleViews.KeyValue> byStatus = new ArrayList<>();
+        for (InboxStatus s : InboxStatus.values()) {
+            byStatus.add(new ConsoleViews.KeyValue(s.name(), Long.toString(counts.getOrDefault(s.name(), 0L))));
+        }
+        List<OutcomeHistory.Minute> minutes = history.lastHour(consumer);
+        List<Plot.Series> series = new ArrayList<>();
+        for (Outcome outcome : Outcome.values()) {
+            // Every outcome that happened in the hour, and processed always, so an idle hour still shows a line.
+            if (outcome == Outcome.PROCESSED || minutes.stream().anyMatch(m -> m.count(outcome) > 0)) {
+                series.add(new Plot.Series(outcome.label(), color(outcome), m -> m.count(outcome)));
+            }
+        }
+        Plot outcomes = Plot.of("outcomes-" + consumer, "Outcomes per minute", "messages", true, now, minutes, series);
+        Plot lag = Plot.of("lag-" + consumer, "Lag (highest in the minute)", "s", false, now, minutes,
+                List.of(new Plot.Series("lag", "#0277bd", OutcomeHistory.Minute::maxLagSeconds)));
+        var settings = operations.consumer(consumer);
+        return new ConsoleViews.ConsumerCard(consumer, liveness[0], liveness[1], readiness[0], readiness[1],
+                stats.map(s -> age(s.lagSeconds())).orElse("?"),
+                stats.map(s -> age(s.oldestPendingAgeSeconds())).orElse("?"),
+                stats.map(s -> s.backlog() == null ? "unknown" : s.backlog().toString()).orElse("?"),
+                stats.map(s -> Integer.toString(s.inFlight())).orElse("?"),
+                stats.map(s -> s.dlq() == null ? "unknown" : s.dlq().toString()).orElse("?"),
+                settings.map(s -> s.dlq()).orElse(""),
+                stats.map(s -> Long.toString(s.parked())).orElse("?"),
+                stats.map(s -> s.parked() == 0 ? "" : age(s.oldestParkedAgeSeconds())).orElse(""),
+                stats.map(s -> Long.toString(s.failed())).orElse("?"),
+                stats.map(s -> time(s.at())).orElse(""), byStatus, lagCheck, outcomes, lag, minutes.size(),
+                new ConsoleViews.Link(href("/entries", "consumer", consumer), "entries"),
+                new ConsoleViews.Link(href("/redrive", "consumer", consumer), "Redrive DLQ…"),
+                new ConsoleViews.Link(href("/streams", "consumer", consumer), "streams"),
+                new ConsoleViews.Link(href("/failures", "consumer", consumer), "failures"));
+    }
+
+    /**
+     * UP or DOWN for one consumer, and why: DOWN when the check that speaks of consumers names this one, or
+     * when another check of the same kind (the database, SQS, the channel) is DOWN for everyone.
+     */
+    private static String[] verdict(List<ConsoleViews.Check> checks, String consumerCheck, String downKey) {
+        for (ConsoleViews.Check check : checks) {
+            if (check.name().equals(consumerCheck)) {
+                for (ConsoleViews.KeyValue kv : check.data()) {
+                    if (kv.key().equals(downKey)) {
+                        return new String[] { "DOWN", consumerCheck + ": " + kv.value() };
+                    }
+                }
+            }
+        }
+        List<String> down = checks.stream().filter(c -> !c.up() && !c.name().equals(consumerCheck))
+                .map(ConsoleViews.Check::name).toList();
+        return down.isEmpty() ? new String[] { "UP", "" } : new String[] { "DOWN", "down: " + String.join(", ", down) };
+    }
+
+    private static List<ConsoleViews.Check> checks(JsonObject payload) {
+        List<ConsoleViews.Check> checks = new ArrayList<>();
+        for (JsonValue value : payload.getJsonArray("checks")) {
+            JsonObject check = value.asJsonObject();
+            List<ConsoleViews.KeyValue> data = new ArrayList<>();
+            JsonObject raw = check.getJsonObject("data");
+            if (raw != null) {
+                raw.forEach((k, v) -> data.add(new ConsoleViews.KeyValue(k,
+                        v.getValueType() == JsonValue.ValueType.STRING ? ((JsonString) v).getString()
+                                : v.toString())));
+            }
+            checks.add(new ConsoleViews.Check(check.getString("name", "?"), check.getString("status", "?"), data));
+        }
+        return checks;
+    }
+
+    private static String color(Outcome outcome) {
+        return switch (outcome) {
+            case PROCESSED -> "#2e7d32";
+            case DUPLICATE -> "#78909c";
+            case CONFLICT -> "#6a1b9a";
+            case STALE -> "#9e9d24";
+            case PARKED -> "#0277bd";
+            case REJECTED -> "#ef6c00";
+            case RETRIED -> "#f9a825";
+            case DEAD_LETTERED -> "#c62828";
+        };
+    }
+
+    private static ConsoleViews.KeyValue kv(String key, Object value) {
+        return new ConsoleViews.KeyValue(key, text(value));
+    }
+}
