@@ -28,10 +28,10 @@ import dev.txinbox.config.TxinboxConfig;
 @ApplicationScoped
 public class EventParser {
 
-    static final int MAX_EVENT_ID_LENGTH = 200;
+    public static final int MAX_EVENT_ID_LENGTH = 200;
     // Aggregate ids are keys of b-tree indexes (stream state, parked events, the domain's own tables), whose
     // entries PostgreSQL caps at ~2,700 bytes: 512 characters stay below it even at 4 bytes a character.
-    static final int MAX_AGGREGATE_ID_LENGTH = 512;
+    public static final int MAX_AGGREGATE_ID_LENGTH = 512;
     static final int MAX_TYPE_LENGTH = 200;
 
     // Own mapper: strict on input (duplicate keys are ambiguous, so rejected) and canonical on output

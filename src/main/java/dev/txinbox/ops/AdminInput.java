@@ -4,6 +4,7 @@ import java.time.Instant;
 import java.time.format.DateTimeParseException;
 import java.util.List;
 
+import dev.txinbox.inbox.EventParser;
 import dev.txinbox.inbox.InboxStatus;
 
 /**
@@ -13,15 +14,24 @@ import dev.txinbox.inbox.InboxStatus;
  */
 public final class AdminInput {
 
-    public static final int MAX_ID_LENGTH = 200;
+    public static final int MAX_ID_LENGTH = EventParser.MAX_EVENT_ID_LENGTH;
 
     private AdminInput() {
     }
 
-    /** An id (consumer, event id, aggregate): 1-200 characters, none of them control characters. */
+    /** An id (consumer, event id, failure group): 1-200 characters, none of them control characters. */
     public static String id(String name, String value) {
-        if (value == null || value.isBlank() || value.length() > MAX_ID_LENGTH) {
-            throw new IllegalArgumentException(name + " must be 1-" + MAX_ID_LENGTH + " characters");
+        return checked(name, value, MAX_ID_LENGTH);
+    }
+
+    /** An aggregate id: as long as the reader accepts one (512 characters), or a stream could not be named. */
+    public static String aggregateId(String name, String value) {
+        return checked(name, value, EventParser.MAX_AGGREGATE_ID_LENGTH);
+    }
+
+    private static String checked(String name, String value, int maxLength) {
+        if (value == null || value.isBlank() || value.length() > maxLength) {
+            throw new IllegalArgumentException(name + " must be 1-" + maxLength + " characters");
         }
         if (value.chars().anyMatch(Character::isISOControl)) {
             throw new IllegalArgumentException(name + " must not contain control characters");

@@ -176,6 +176,27 @@ class AdminApiTest extends ServiceTest {
     }
 
     @Test
+    void aStreamWithTheLongestAggregateIdTheReaderAcceptsCanBeListedAndReleased() {
+        // 512 characters: accepted by the reader (CONTRACT §1), so the operator must be able to name it too.
+        String order = unique("ord") + "-" + "x".repeat(400);
+        order = order + "y".repeat(512 - order.length());
+        String group = unique("grp"), c = unique("evt"), s = unique("evt");
+        queues.send("orders.fifo", group, created(c, order, 1L, 100));
+        queues.send("orders.fifo", group, shipped(s, order, 3L));
+        eventually().until(() -> "PARKED".equals(db.inboxStatus("orders", s)));
+
+        admin().queryParam("consumer", "orders").queryParam("aggregateId", order).queryParam("status", "parked")
+                .get("/admin/inbox").then().statusCode(200).body("items", hasSize(1))
+                .body("items[0].messageId", equalTo(s));
+        admin().post("/admin/streams/orders/" + order + "/release").then().statusCode(200)
+                .body("skippedFrom", equalTo(2)).body("lastAfter", equalTo(3));
+        assertEquals("REJECTED", db.inboxStatus("orders", s));
+        // One character more is refused as the reader refuses it, with a JSON reason.
+        admin().post("/admin/streams/orders/" + order + "z/release").then().statusCode(400)
+                .body("error", equalTo("aggregateId must be 1-512 characters"));
+    }
+
+    @Test
     void statsCountEntriesByConsumerAndStatus() {
         String order = unique("ord"), c = unique("evt");
         queues.send("orders.fifo", order, created(c, order, 1L, 100));

@@ -137,7 +137,7 @@ public class ConsoleActions {
     @Path("/release")
     public TemplateInstance confirmRelease(@RestQuery String consumer, @RestQuery String aggregateId) {
         String name = parameters.knownConsumer(consumer);
-        String aggregate = input(() -> AdminInput.id("aggregateId", aggregateId));
+        String aggregate = input(() -> AdminInput.aggregateId("aggregateId", aggregateId));
         StreamOrdering.ParkedStream stream = QuarkusTransaction.requiringNew()
                 .call(() -> ordering.parkedStream(name, aggregate))
                 .orElseThrow(() -> ConsoleProblem.notFound("Nothing parked",
@@ -151,7 +151,7 @@ public class ConsoleActions {
     public Response release(@RestForm String csrf, @RestForm String consumer, @RestForm String aggregateId) {
         ConsoleSessions.Session session = request.formSession(csrf);
         String name = parameters.knownConsumer(consumer);
-        String aggregate = input(() -> AdminInput.id("aggregateId", aggregateId));
+        String aggregate = input(() -> AdminInput.aggregateId("aggregateId", aggregateId));
         String title = "Gap release of " + aggregate;
         Optional<StreamOrdering.GapRelease> release = operations.release(session.actor(), name, aggregate);
         List<ConsoleViews.Link> links = List.of(new ConsoleViews.Link(href("/streams", "consumer", name), "streams"),

@@ -133,7 +133,7 @@ public class ConsolePages {
                     : "ANY".equals(status) ? Set.of() : Set.of(AdminInput.status(status));
             filter = new InboxOperations.EntryFilter(wanted,
                     blank(consumer) ? null : parameters.knownConsumer(consumer),
-                    blank(aggregateId) ? null : AdminInput.id("aggregate", aggregateId.strip()),
+                    blank(aggregateId) ? null : AdminInput.aggregateId("aggregate", aggregateId.strip()),
                     blank(from) ? null : instant("from", from), blank(to) ? null : instant("to", to));
             pageNumber = blank(page) ? 0 : AdminInput.number("page", page, 0, MAX_PAGE);
         } catch (IllegalArgumentException | ConsoleProblem e) {

@@ -76,7 +76,7 @@ public class AdminResource {
         InboxOperations.EntryFilter filter = new InboxOperations.EntryFilter(
                 status == null ? Set.of() : Set.of(status(status)),
                 consumer == null ? null : id("consumer", consumer),
-                aggregateId == null ? null : id("aggregateId", aggregateId),
+                aggregateId == null ? null : valid(() -> AdminInput.aggregateId("aggregateId", aggregateId)),
                 from == null ? null : instant("from", from),
                 to == null ? null : instant("to", to));
         InboxOperations.EntryPage found = operations.entries(filter, page, size);
@@ -128,7 +128,8 @@ public class AdminResource {
     public AdminViews.GapRelease release(@PathParam("consumer") String consumer,
             @PathParam("aggregateId") String aggregateId) {
         consumer(consumer);
-        StreamOrdering.GapRelease release = operations.release(AdminAudit.ADMIN_API, consumer, id("aggregateId", aggregateId))
+        StreamOrdering.GapRelease release = operations.release(AdminAudit.ADMIN_API, consumer,
+                valid(() -> AdminInput.aggregateId("aggregateId", aggregateId)))
                 .orElseThrow(() -> new WebApplicationException(Response.status(Response.Status.CONFLICT)
                         .entity(Map.of("error", "stream " + aggregateId + " of " + consumer + " has no parked event"))
                         .type(MediaType.APPLICATION_JSON).build()));
