@@ -30,6 +30,9 @@ public class ConsoleFilter {
 
     private static final Logger LOG = Logger.getLogger(ConsoleFilter.class);
 
+    /** The one console page open without a session. */
+    static final String SIGN_IN = "/console/sign-in";
+
     static final String CONTENT_SECURITY_POLICY = "default-src 'none'; style-src 'self'; img-src 'self';"
             + " form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
 
@@ -54,14 +57,14 @@ public class ConsoleFilter {
             return null;
         }
         if (!token.configured()) {
-            if ("POST".equals(request.getMethod()) && path.equals(ConsoleSignIn.PAGE)) {
+            if ("POST".equals(request.getMethod()) && path.equals(SIGN_IN)) {
                 // Counted as the admin API counts its calls while closed: someone tried the token.
                 token.refused(AdminToken.DISABLED);
                 LOG.warnf("console sign-in refused: the console is closed (no TXINBOX_ADMIN_TOKEN is configured)");
             }
             return html(Response.Status.UNAUTHORIZED, ConsoleTemplates.closed(null).render());
         }
-        if (path.equals(ConsoleSignIn.PAGE)) {
+        if (path.equals(SIGN_IN)) {
             return null;
         }
         Cookie cookie = request.getCookies().get(ConsoleSessions.COOKIE);
@@ -72,10 +75,10 @@ public class ConsoleFilter {
             LOG.warnf("console session check failed: %s", e.toString());
             return html(Response.Status.SERVICE_UNAVAILABLE, ConsoleTemplates.problem(null,
                     "Database unreachable", "The console keeps its sessions in the database, which did not answer."
-                            + " The service's health is still at /q/health.", ConsoleSignIn.PAGE).render());
+                            + " The service's health is still at /q/health.", SIGN_IN).render());
         }
         if (session.isEmpty()) {
-            return Response.seeOther(URI.create(ConsoleSignIn.PAGE)).build();
+            return Response.seeOther(URI.create(SIGN_IN)).build();
         }
         current.signedIn(session.get());
         return null;

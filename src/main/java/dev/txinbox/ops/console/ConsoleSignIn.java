@@ -35,8 +35,6 @@ public class ConsoleSignIn {
 
     private static final Logger LOG = Logger.getLogger(ConsoleSignIn.class);
 
-    static final String PAGE = "/console/sign-in";
-
     private final AdminToken token;
     private final SignInThrottle throttle;
     private final ConsoleSessions sessions;
@@ -102,7 +100,7 @@ public class ConsoleSignIn {
         Cookie cookie = headers.getCookies().get(ConsoleSessions.COOKIE);
         sessions.close(cookie == null ? null : cookie.getValue());
         audit.record(session.actor(), "sign-out", null, null, "signed out", null);
-        return Response.seeOther(URI.create(PAGE)).header(HttpHeaders.SET_COOKIE, cookie("", 0, http, uri)).build();
+        return Response.seeOther(URI.create(ConsoleFilter.SIGN_IN)).header(HttpHeaders.SET_COOKIE, cookie("", 0, http, uri)).build();
     }
 
     private static String client(HttpServerRequest http) {
