@@ -63,7 +63,7 @@ final class ResilientSqsClient implements SqsAsyncClient {
         connectivity.polled(request.queueUrl());
         Duration wait = connectivity.waitBeforeCall();
         if (!wait.isZero()) {
-            return CompletableFuture.supplyAsync(() -> NOTHING, after(wait));
+            return nothingAfter(wait);
         }
         connectivity.receiveStarted();
         CompletableFuture<ReceiveMessageResponse> call;
@@ -87,8 +87,7 @@ final class ResilientSqsClient implements SqsAsyncClient {
                     }
                     return CompletableFuture.completedFuture(response);
                 }
-                Duration backoff = connectivity.failed(unwrap(failure));
-                return CompletableFuture.supplyAsync(() -> NOTHING, after(backoff));
+                return nothingAfter(connectivity.failed(unwrap(failure)));
             } finally {
                 connectivity.receiveEnded();
             }
@@ -178,6 +177,17 @@ final class ResilientSqsClient implements SqsAsyncClient {
      */
     private static CompletableFuture<ReceiveMessageResponse> stopped() {
         return new CompletableFuture<>();
+    }
+
+    /**
+     * The answer to a receive during a backoff: no messages once it is over, or, if the service has begun
+     * to stop by then, no answer at all, as {@link #stopped()} explains. During an SQS outage some backoff
+     * is always running, and one that ended during the stop woke the connector's poll loop after its
+     * executors were gone: an ERROR in the log of a pod stopped during an outage.
+     */
+    private CompletableFuture<ReceiveMessageResponse> nothingAfter(Duration backoff) {
+        return CompletableFuture.supplyAsync(() -> connectivity.receiving(), after(backoff))
+                .thenCompose(receiving -> receiving ? CompletableFuture.completedFuture(NOTHING) : stopped());
     }
 
     private static Executor after(Duration delay) {

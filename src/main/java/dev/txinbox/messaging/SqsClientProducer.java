@@ -9,6 +9,7 @@ import jakarta.enterprise.inject.spi.Bean;
 import jakarta.enterprise.inject.spi.BeanManager;
 import jakarta.inject.Singleton;
 
+import io.quarkus.arc.ClientProxy;
 import software.amazon.awssdk.services.sqs.SqsAsyncClient;
 
 /**
@@ -32,7 +33,11 @@ public class SqsClientProducer {
             if (!bean.getBeanClass().equals(SqsClientProducer.class)) {
                 SqsAsyncClient extensionClient = (SqsAsyncClient) beans.getReference(bean, SqsAsyncClient.class,
                         beans.createCreationalContext(bean));
-                return new ResilientSqsClient(extensionClient, connectivity, metrics, received);
+                // The instances, not their client proxies: the client's callbacks outlive the application
+                // context at shutdown (a backoff ends, a late receive returns), and a proxy called then makes
+                // a fresh bean, one that has never heard of the stop and would let the connector poll on.
+                return new ResilientSqsClient(extensionClient, ClientProxy.unwrap(connectivity),
+                        ClientProxy.unwrap(metrics), ClientProxy.unwrap(received));
             }
         }
         throw new IllegalStateException("the Quarkus SQS extension provides no SqsAsyncClient");
