@@ -166,7 +166,7 @@ public class Settlement {
             put(attributes, SqsDelivery.EVENT_ID_ATTRIBUTE, delivery.eventIdAttribute());
         }
         String body = delivery.message().body();
-        SqsQueues.await(client.sendMessage(r -> {
+        queues.call(() -> client.sendMessage(r -> {
             r.queueUrl(queues.url(deadLetterQueue)).messageBody(body == null || body.isEmpty() ? " " : body)
                     .messageAttributes(attributes);
             if (deadLetterQueue.endsWith(".fifo")) {

@@ -40,6 +40,7 @@ public class SqsInboxReceiver {
     private static final Duration SHUTDOWN_GRACE = Duration.ofSeconds(20);
     /** A long poll lasts up to its wait time (20 s at most on SQS); the pod's grace period bounds the rest. */
     private static final Duration RECEIVE_GRACE = Duration.ofSeconds(21);
+    private static final Duration QUEUE_CALLS_GRACE = Duration.ofSeconds(5);
 
     private final Inbox inbox;
     private final Settlement settlement;
@@ -50,13 +51,14 @@ public class SqsInboxReceiver {
     private final DatabaseGate databaseGate;
     private final SqsConnectivity connectivity;
     private final ReceivedMessages received;
+    private final SqsQueues queues;
     private final Map<String, BatchDispatcher<SqsDelivery>> dispatchers = new ConcurrentHashMap<>();
     private final Map<String, ConsumerProgress> progress = new ConcurrentHashMap<>();
     private volatile boolean stopping;
 
     public SqsInboxReceiver(Inbox inbox, Settlement settlement, GroupFence fence, FailurePolicy failurePolicy,
             InboxMetrics metrics, TxinboxConfig config, DatabaseGate databaseGate, SqsConnectivity connectivity,
-            ReceivedMessages received) {
+            ReceivedMessages received, SqsQueues queues) {
         this.inbox = inbox;
         this.settlement = settlement;
         this.fence = fence;
@@ -66,6 +68,7 @@ public class SqsInboxReceiver {
         this.databaseGate = databaseGate;
         this.connectivity = connectivity;
         this.received = received;
+        this.queues = queues;
     }
 
     /** Accepts one message of {@code consumer}'s channel; the stage completes when the channel may fetch on. */
@@ -197,6 +200,14 @@ public class SqsInboxReceiver {
         int handedBack = settlement.handBack(received, Duration.ofSeconds(5));
         if (handedBack > 0) {
             LOG.infof("handed %d received but unstarted messages back to their queue", handedBack);
+        }
+        try {
+            if (!queues.close(QUEUE_CALLS_GRACE)) {
+                LOG.warnf("an SQS call (queue depth, redrive) was still unanswered after %d s; stopping anyway",
+                        QUEUE_CALLS_GRACE.toSeconds());
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
     }
 }

@@ -11,6 +11,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Supplier;
 
 import jakarta.enterprise.context.ApplicationScoped;
 
@@ -32,6 +33,8 @@ public class SqsQueues {
     private final SqsAsyncClient client;
     private final SqsConnectivity connectivity;
     private final Map<String, String> urls = new ConcurrentHashMap<>();
+    private int callsInFlight;
+    private boolean closed;
 
     public SqsQueues(SqsAsyncClient client, SqsConnectivity connectivity) {
         this.client = client;
@@ -46,7 +49,7 @@ public class SqsQueues {
     public String url(String queue) {
         String url = urls.get(queue);
         if (url == null) {
-            url = await(client.getQueueUrl(r -> r.queueName(queue))).queueUrl();
+            url = call(() -> client.getQueueUrl(r -> r.queueName(queue))).queueUrl();
             urls.put(queue, url);
         }
         return url;
@@ -61,7 +64,7 @@ public class SqsQueues {
     }
 
     public Depth depth(String queue) {
-        Map<QueueAttributeName, String> attributes = await(client.getQueueAttributes(r -> r.queueUrl(url(queue))
+        Map<QueueAttributeName, String> attributes = call(() -> client.getQueueAttributes(r -> r.queueUrl(url(queue))
                 .attributeNames(QueueAttributeName.APPROXIMATE_NUMBER_OF_MESSAGES,
                         QueueAttributeName.APPROXIMATE_NUMBER_OF_MESSAGES_NOT_VISIBLE,
                         QueueAttributeName.APPROXIMATE_NUMBER_OF_MESSAGES_DELAYED))).attributes();
@@ -72,7 +75,7 @@ public class SqsQueues {
 
     /** The queue's redrive policy's maxReceiveCount; empty when it has no redrive policy. */
     public Optional<Integer> maxReceiveCount(String queue) {
-        String policy = await(client.getQueueAttributes(r -> r.queueUrl(url(queue))
+        String policy = call(() -> client.getQueueAttributes(r -> r.queueUrl(url(queue))
                 .attributeNames(QueueAttributeName.REDRIVE_POLICY))).attributes().get(QueueAttributeName.REDRIVE_POLICY);
         if (policy == null || policy.isBlank()) {
             return Optional.empty();
@@ -87,7 +90,7 @@ public class SqsQueues {
 
     /** How long SQS keeps a message in the queue (so how late a redelivery can come). */
     public Duration retentionPeriod(String queue) {
-        return Duration.ofSeconds(number(await(client.getQueueAttributes(r -> r.queueUrl(url(queue))
+        return Duration.ofSeconds(number(call(() -> client.getQueueAttributes(r -> r.queueUrl(url(queue))
                 .attributeNames(QueueAttributeName.MESSAGE_RETENTION_PERIOD))).attributes()
                 .get(QueueAttributeName.MESSAGE_RETENTION_PERIOD)));
     }
@@ -102,7 +105,7 @@ public class SqsQueues {
         int moved = 0;
         while (moved < max) {
             int batch = Math.min(10, max - moved);
-            List<Message> messages = await(client.receiveMessage(r -> r.queueUrl(url(deadLetterQueue))
+            List<Message> messages = call(() -> client.receiveMessage(r -> r.queueUrl(url(deadLetterQueue))
                     .maxNumberOfMessages(batch).waitTimeSeconds(0).visibilityTimeout(60)
                     .messageAttributeNames(SqsDelivery.EVENT_ID_ATTRIBUTE)
                     .messageSystemAttributeNames(MessageSystemAttributeName.MESSAGE_GROUP_ID))).messages();
@@ -120,13 +123,14 @@ public class SqsQueues {
                     attributes.put(SqsDelivery.EVENT_ID_ATTRIBUTE, eventId);
                 }
                 String group = message.attributes().get(MessageSystemAttributeName.MESSAGE_GROUP_ID);
-                await(client.sendMessage(r -> {
+                call(() -> client.sendMessage(r -> {
                     r.queueUrl(url(sourceQueue)).messageBody(message.body()).messageAttributes(attributes);
                     if (sourceQueue.endsWith(".fifo")) {
                         r.messageGroupId(group != null ? group : "redriven").messageDeduplicationId(UUID.randomUUID().toString());
                     }
                 }));
-                await(client.deleteMessage(r -> r.queueUrl(url(deadLetterQueue)).receiptHandle(message.receiptHandle())));
+                call(() -> client.deleteMessage(r -> r.queueUrl(url(deadLetterQueue))
+                        .receiptHandle(message.receiptHandle())));
                 moved++;
             }
         }
@@ -141,7 +145,44 @@ public class SqsQueues {
         }
     }
 
-    static <T> T await(CompletableFuture<T> call) {
+    /** Calls SQS and waits for its answer (at most 30 s); the stop waits for calls in flight ({@link #close}). */
+    <T> T call(Supplier<CompletableFuture<T>> request) {
+        synchronized (this) {
+            if (closed) {
+                throw new IllegalStateException("the service is stopping: SQS is no longer called");
+            }
+            callsInFlight++;
+        }
+        try {
+            return await(request.get());
+        } finally {
+            synchronized (this) {
+                callsInFlight--;
+                notifyAll();
+            }
+        }
+    }
+
+    /**
+     * From now on refuses to call SQS, and waits (at most {@code timeout}) for the calls in flight: a statistics
+     * refresh, an operator's redrive. Their answers complete on the event loop, which closes after the stop;
+     * one that came later logged a netty ERROR and held the stop for 10 s (seen when SQS was unreachable).
+     * Returns whether none was left.
+     */
+    synchronized boolean close(Duration timeout) throws InterruptedException {
+        closed = true;
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (callsInFlight > 0) {
+            long left = deadline - System.nanoTime();
+            if (left <= 0) {
+                return false;
+            }
+            TimeUnit.NANOSECONDS.timedWait(this, left);
+        }
+        return true;
+    }
+
+    private static <T> T await(CompletableFuture<T> call) {
         try {
             return call.get(CALL_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
         } catch (InterruptedException e) {

@@ -1,0 +1,104 @@
+package dev.txinbox.messaging;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
+
+import org.junit.jupiter.api.Test;
+
+import software.amazon.awssdk.services.sqs.SqsAsyncClient;
+import software.amazon.awssdk.services.sqs.SqsServiceClientConfiguration;
+import software.amazon.awssdk.services.sqs.model.GetQueueAttributesRequest;
+import software.amazon.awssdk.services.sqs.model.GetQueueAttributesResponse;
+import software.amazon.awssdk.services.sqs.model.GetQueueUrlRequest;
+import software.amazon.awssdk.services.sqs.model.GetQueueUrlResponse;
+import software.amazon.awssdk.services.sqs.model.QueueAttributeName;
+
+/**
+ * Found by stopping the service while SQS was unreachable: a queue-depth call of the statistics refresh was
+ * still waiting for SQS when the event loop closed, which logged a netty ERROR and held the stop for 10 s.
+ * The stop now waits for such calls and refuses new ones. The SQS here answers when the test says so,
+ * which is the point: the question is what the stop does while an answer is outstanding.
+ */
+class SqsQueuesStopTest {
+
+    /** An SQS whose queue-attribute answers the test hands out itself. */
+    private static final class SlowSqs implements SqsAsyncClient {
+        final CompletableFuture<GetQueueAttributesResponse> answer = new CompletableFuture<>();
+        final CountDownLatch asked = new CountDownLatch(1);
+        final AtomicInteger calls = new AtomicInteger();
+
+        @Override
+        public CompletableFuture<GetQueueUrlResponse> getQueueUrl(Consumer<GetQueueUrlRequest.Builder> request) {
+            return CompletableFuture.completedFuture(GetQueueUrlResponse.builder().queueUrl("http://sqs/q").build());
+        }
+
+        @Override
+        public CompletableFuture<GetQueueAttributesResponse> getQueueAttributes(
+                Consumer<GetQueueAttributesRequest.Builder> request) {
+            calls.incrementAndGet();
+            asked.countDown();
+            return answer;
+        }
+
+        @Override
+        public SqsServiceClientConfiguration serviceClientConfiguration() {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public String serviceName() {
+            return "sqs";
+        }
+
+        @Override
+        public void close() {
+        }
+    }
+
+    private final SlowSqs sqs = new SlowSqs();
+    private final SqsQueues queues = new SqsQueues(sqs, new SqsConnectivity());
+
+    @Test
+    void theStopWaitsForACallInFlightThenRefusesNewOnes() throws Exception {
+        CompletableFuture<SqsQueues.Depth> depth = CompletableFuture.supplyAsync(() -> queues.depth("q"));
+        assertTrue(sqs.asked.await(5, TimeUnit.SECONDS));
+
+        CompletableFuture<Boolean> closed = CompletableFuture.supplyAsync(() -> {
+            try {
+                return queues.close(Duration.ofSeconds(10));
+            } catch (InterruptedException e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        assertThrows(java.util.concurrent.TimeoutException.class, () -> closed.get(300, TimeUnit.MILLISECONDS),
+                "the stop waits while SQS has not answered");
+
+        sqs.answer.complete(GetQueueAttributesResponse.builder()
+                .attributes(Map.of(QueueAttributeName.APPROXIMATE_NUMBER_OF_MESSAGES, "7")).build());
+        assertTrue(closed.get(5, TimeUnit.SECONDS), "and goes on once it has");
+        assertEquals(7, depth.get(5, TimeUnit.SECONDS).visible());
+
+        IllegalStateException refused = assertThrows(IllegalStateException.class, () -> queues.depth("q"));
+        assertTrue(refused.getMessage().contains("stopping"), refused.getMessage());
+        assertEquals(1, sqs.calls.get(), "a stopped service does not call SQS");
+    }
+
+    @Test
+    void aCallThatNeverAnswersHoldsTheStopNoLongerThanItsGrace() throws Exception {
+        CompletableFuture.runAsync(() -> queues.depth("q"));
+        assertTrue(sqs.asked.await(5, TimeUnit.SECONDS));
+        long started = System.nanoTime();
+        assertFalse(queues.close(Duration.ofMillis(200)));
+        assertTrue(Duration.ofNanos(System.nanoTime() - started).toMillis() < 5_000);
+    }
+}
