@@ -4,7 +4,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.TimeUnit;
 
 import jakarta.enterprise.context.ApplicationScoped;
 
@@ -26,7 +25,7 @@ public class SqsConnectivity {
     private String lastError;
     private final Map<String, Instant> lastPolls = new ConcurrentHashMap<>();
     private boolean receiving = true;
-    private int receivesInFlight;
+    private final CallsInFlight receives = new CallsInFlight();
 
     public synchronized boolean reachable() {
         return failures == 0;
@@ -78,13 +77,12 @@ public class SqsConnectivity {
         return receiving;
     }
 
-    synchronized void receiveStarted() {
-        receivesInFlight++;
+    void receiveStarted() {
+        receives.started();
     }
 
-    synchronized void receiveEnded() {
-        receivesInFlight--;
-        notifyAll();
+    void receiveEnded() {
+        receives.ended();
     }
 
     /**
@@ -92,16 +90,8 @@ public class SqsConnectivity {
      * under a long poll: a poll cut off there may already have taken messages, which SQS would then keep
      * invisible for a whole visibility timeout.
      */
-    synchronized boolean awaitNoReceives(Duration timeout) throws InterruptedException {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (receivesInFlight > 0) {
-            long left = deadline - System.nanoTime();
-            if (left <= 0) {
-                return false;
-            }
-            TimeUnit.NANOSECONDS.timedWait(this, left);
-        }
-        return true;
+    boolean awaitNoReceives(Duration timeout) throws InterruptedException {
+        return receives.awaitNone(timeout);
     }
 
     /** Records a failed call; returns how long to wait before the next one (1 s, 2 s, 4 s … 30 s). */

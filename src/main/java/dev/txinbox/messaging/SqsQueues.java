@@ -33,7 +33,7 @@ public class SqsQueues {
     private final SqsAsyncClient client;
     private final SqsConnectivity connectivity;
     private final Map<String, String> urls = new ConcurrentHashMap<>();
-    private int callsInFlight;
+    private final CallsInFlight calls = new CallsInFlight();
     private boolean closed;
 
     public SqsQueues(SqsAsyncClient client, SqsConnectivity connectivity) {
@@ -151,15 +151,12 @@ public class SqsQueues {
             if (closed) {
                 throw new IllegalStateException("the service is stopping: SQS is no longer called");
             }
-            callsInFlight++;
+            calls.started();
         }
         try {
             return await(request.get());
         } finally {
-            synchronized (this) {
-                callsInFlight--;
-                notifyAll();
-            }
+            calls.ended();
         }
     }
 
@@ -169,17 +166,11 @@ public class SqsQueues {
      * one that came later logged a netty ERROR and held the stop for 10 s (seen when SQS was unreachable).
      * Returns whether none was left.
      */
-    synchronized boolean close(Duration timeout) throws InterruptedException {
-        closed = true;
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (callsInFlight > 0) {
-            long left = deadline - System.nanoTime();
-            if (left <= 0) {
-                return false;
-            }
-            TimeUnit.NANOSECONDS.timedWait(this, left);
+    boolean close(Duration timeout) throws InterruptedException {
+        synchronized (this) {
+            closed = true;
         }
-        return true;
+        return calls.awaitNone(timeout);
     }
 
     private static <T> T await(CompletableFuture<T> call) {
