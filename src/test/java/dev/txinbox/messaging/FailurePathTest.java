@@ -15,6 +15,7 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 import dev.txinbox.support.LedgerConsumer;
+import dev.txinbox.support.LogCapture;
 import dev.txinbox.support.Metrics;
 import dev.txinbox.support.ServiceTest;
 import io.quarkus.test.junit.QuarkusTest;
@@ -106,10 +107,11 @@ class FailurePathTest extends ServiceTest {
     void whenTheDeadLetterQueueRefusesTheCopyTheMessageStaysInItsQueue() throws Exception {
         String group = unique("grp"), event = unique("evt");
         queues.deleteQueue("ledger-dlq.fifo");
-        try {
+        try (LogCapture log = LogCapture.of(Settlement.class)) {
             String bad = "{\"eventId\":\"" + event + "\",\"type\":\"NOT_A_LEDGER_TYPE\"}";
             queues.send("ledger.fifo", group, bad);
-            Thread.sleep(3_000);
+            // The proof that the copy was tried and refused: the message is sent back to try again.
+            eventually().until(() -> log.logged("(event " + event + ")", "dead-lettering failed"));
             assertEquals(1, queues.depth("ledger.fifo"), "no copy, no delete");
             assertEquals(null, db.inboxStatus(LEDGER, event));
         } finally {

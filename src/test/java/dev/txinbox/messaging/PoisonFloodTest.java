@@ -22,13 +22,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.TreeMap;
-import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.logging.Handler;
 import java.util.logging.Level;
-import java.util.logging.LogRecord;
-import java.util.logging.Logger;
 import java.util.stream.Collectors;
 
 import org.awaitility.Awaitility;
@@ -36,6 +32,7 @@ import org.awaitility.core.ConditionTimeoutException;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.junit.jupiter.api.Test;
 
+import dev.txinbox.support.LogCapture;
 import dev.txinbox.support.PoisonMessages;
 import dev.txinbox.support.PoisonMessages.Poison;
 import dev.txinbox.support.ServiceTest;
@@ -87,7 +84,7 @@ class PoisonFloodTest extends ServiceTest {
         MemoryMXBean memory = ManagementFactory.getMemoryMXBean();
         long heapBefore = usedHeapAfterGc(memory);
         Health health = new Health(port);
-        Capture log = Capture.start();
+        LogCapture log = LogCapture.all();
         long started = System.nanoTime();
         try {
             List<String> ids = queues.sendAll("orders.fifo", stream);
@@ -124,7 +121,10 @@ class PoisonFloodTest extends ServiceTest {
             Duration took = Duration.ofNanos(System.nanoTime() - started);
             eventually().until(() -> queues.depth("orders.fifo") == 0);
             health.stop();
-            log.stop();
+            log.close();
+            List<LogCapture.Line> warnings = log.lines().stream().filter(l -> l.atLeast(Level.WARNING)).toList();
+            long stackTraces = warnings.stream().filter(LogCapture.Line::stackTrace).count();
+            List<LogCapture.Line> examples = warnings.stream().limit(5).toList();
             long heapAfter = usedHeapAfterGc(memory);
 
             Map<String, Integer> byCategory = new TreeMap<>();
@@ -149,10 +149,9 @@ class PoisonFloodTest extends ServiceTest {
 
             assertTrue(health.failures.isEmpty(), "health not UP during the flood: " + health.failures);
             assertTrue(health.probes.get() > 10, "health was hardly probed: " + health.probes.get());
-            assertTrue(log.stackTraces.get() == 0, log.stackTraces.get() + " log records with a stack trace, e.g. "
-                    + log.examples);
-            assertTrue(log.warnings.get() <= BAD, log.warnings.get() + " WARN+ lines for " + BAD + " bad messages, e.g. "
-                    + log.examples);
+            assertTrue(stackTraces == 0, stackTraces + " log records with a stack trace, e.g. " + examples);
+            assertTrue(warnings.size() <= BAD, warnings.size() + " WARN+ lines for " + BAD + " bad messages, e.g. "
+                    + examples);
             long growth = heapAfter - heapBefore;
             assertTrue(growth < 64L * 1024 * 1024, "heap grew by " + growth / 1024 / 1024 + " MiB");
 
@@ -164,13 +163,13 @@ class PoisonFloodTest extends ServiceTest {
                     heap after GC: %d MiB before, %d MiB after; peak used %d MiB
                     by category: %s
                     """, BAD, 3 * ORDERS, ORDERS, ORDERS, stream.size(), deadLetters.size(), 3 * ORDERS,
-                    took.toMillis() / 1000.0, health.probes.get(), log.warnings.get(), log.warnings.get() / (double) BAD,
-                    log.stackTraces.get(), heapBefore >> 20, heapAfter >> 20, health.peakHeap.get() >> 20, byCategory);
+                    took.toMillis() / 1000.0, health.probes.get(), warnings.size(), warnings.size() / (double) BAD,
+                    stackTraces, heapBefore >> 20, heapAfter >> 20, health.peakHeap.get() >> 20, byCategory);
             Files.writeString(Path.of("target/poison-flood.txt"), figures);
             System.out.print(figures);
         } finally {
             health.stop();
-            log.stop();
+            log.close();
         }
     }
 
@@ -223,46 +222,6 @@ class PoisonFloodTest extends ServiceTest {
         void stop() throws InterruptedException {
             running.set(false);
             thread.join();
-        }
-    }
-
-    /** Counts the service's WARN and ERROR records, and those carrying a stack trace, while installed. */
-    private static final class Capture extends Handler {
-        final AtomicLong warnings = new AtomicLong();
-        final AtomicLong stackTraces = new AtomicLong();
-        final ConcurrentLinkedQueue<String> examples = new ConcurrentLinkedQueue<>();
-
-        static Capture start() {
-            Capture capture = new Capture();
-            Logger.getLogger("").addHandler(capture);
-            return capture;
-        }
-
-        @Override
-        public void publish(LogRecord record) {
-            if (record.getLevel().intValue() < Level.WARNING.intValue()) {
-                return;
-            }
-            warnings.incrementAndGet();
-            if (record.getThrown() != null) {
-                stackTraces.incrementAndGet();
-            }
-            if (examples.size() < 5) {
-                examples.add(record.getLoggerName() + ": " + record.getMessage()
-                        + (record.getThrown() != null ? " [" + record.getThrown() + "]" : ""));
-            }
-        }
-
-        void stop() {
-            Logger.getLogger("").removeHandler(this);
-        }
-
-        @Override
-        public void flush() {
-        }
-
-        @Override
-        public void close() {
         }
     }
 }

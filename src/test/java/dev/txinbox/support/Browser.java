@@ -8,14 +8,16 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Base64;
+import java.util.List;
 import java.util.Map;
+import java.util.UUID;
 
 import org.openqa.selenium.By;
+import org.openqa.selenium.WebDriverException;
 import org.openqa.selenium.WebElement;
 import org.openqa.selenium.chrome.ChromeDriver;
 import org.openqa.selenium.chrome.ChromeDriverService;
 import org.openqa.selenium.chrome.ChromeOptions;
-import org.openqa.selenium.support.ui.ExpectedConditions;
 import org.openqa.selenium.support.ui.WebDriverWait;
 
 /**
@@ -61,15 +63,64 @@ public final class Browser implements AutoCloseable {
     }
 
     /**
-     * Clicks a link or submit button and returns once the page it leads to has loaded. A click returns as soon as
-     * the browser has taken it, and a slow answer (a throttled sign-in, a group retry) leaves the old page in place
-     * for a while: looking for the next page's elements at once finds the old page's, or nothing.
+     * Clicks a link or submit button and returns once the page it leads to has loaded; look up what you need
+     * on that page afresh ({@link #element}), never through an element found before the click.
+     * <p>
+     * The wait is on the new document, not on the old one going stale. A click returns as soon as the browser
+     * has taken it, and a slow answer (a throttled sign-in, a group retry) leaves the old page in place for a
+     * while. Asking an element of the old page whether it is stale was the first way (Selenium's
+     * {@code stalenessOf}), and it failed about one run in two: while Chromium swaps the documents, chromedriver
+     * answers "Node with given id does not belong to the document" as an unknown error, not as a stale element,
+     * and the wait ended with it. So the old document is marked with a token of its own (a property of its
+     * window, which a new document never has), and the wait asks the current document for that mark and its
+     * ready state; an answer refused mid-swap is simply asked again. Checked with {@code ConsoleTest} 20 times in
+     * a row, on an idle machine and beside {@code bench/run --quick} (docs/RELIABILITY.md).
      */
     public void follow(WebElement control) {
-        WebElement leaving = driver.findElement(By.tagName("html"));
+        String what = describe(control);
+        String from = driver.getCurrentUrl();
+        String mark = UUID.randomUUID().toString();
+        driver.executeScript("window.txinboxTestPage = arguments[0]", mark);
         control.click();
-        waiting().until(ExpectedConditions.stalenessOf(leaving));
-        waiting().until(d -> "complete".equals(driver.executeScript("return document.readyState")));
+        waiting().withMessage(() -> "clicked " + what + " on " + from + ": the page it leads to did not load; the"
+                + " browser shows " + where())
+                .until(d -> {
+                    try {
+                        return "complete".equals(driver.executeScript(
+                                "return window.txinboxTestPage === arguments[0] ? 'old' : document.readyState", mark));
+                    } catch (WebDriverException swapping) {
+                        return false;
+                    }
+                });
+    }
+
+    /** Opens {@code url} and returns once its page has loaded. */
+    public void open(String url) {
+        driver.get(url);
+        waiting().withMessage(() -> url + " did not load; the browser shows " + where())
+                .until(d -> "complete".equals(driver.executeScript("return document.readyState")));
+    }
+
+    /** The element {@code locator} finds on the current page, waited for; a wait that runs out names both. */
+    public WebElement element(By locator) {
+        return waiting().withMessage(() -> "no " + locator + " on " + where()).until(d -> {
+            List<WebElement> found = d.findElements(locator);
+            return found.isEmpty() ? null : found.get(0);
+        });
+    }
+
+    /** The page the browser shows, for messages: its address and title. */
+    private String where() {
+        try {
+            return driver.getCurrentUrl() + " (\"" + driver.getTitle() + "\")";
+        } catch (WebDriverException e) {
+            return "(no answer: " + e.getClass().getSimpleName() + ")";
+        }
+    }
+
+    private static String describe(WebElement control) {
+        String id = control.getAttribute("id");
+        return control.getTagName() + (id == null || id.isEmpty() ? "" : "#" + id) + " '" + control.getText() + "'";
     }
 
     /** The whole page, not only the window, as a PNG under target/console-screenshots/. */

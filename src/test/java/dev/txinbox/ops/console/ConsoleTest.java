@@ -29,9 +29,6 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.logging.Handler;
-import java.util.logging.LogRecord;
 import java.util.stream.Collectors;
 
 import jakarta.inject.Inject;
@@ -47,6 +44,7 @@ import org.openqa.selenium.chrome.ChromeDriver;
 
 import dev.txinbox.support.Browser;
 import dev.txinbox.support.LedgerConsumer;
+import dev.txinbox.support.LogCapture;
 import dev.txinbox.support.Metrics;
 import dev.txinbox.support.ServiceTest;
 import io.quarkus.test.common.http.TestHTTPResource;
@@ -87,7 +85,7 @@ class ConsoleTest extends ServiceTest {
     @BeforeEach
     void signedOut() {
         driver = browser.driver();
-        driver.get(url("/console/sign-in"));
+        browser.open(url("/console/sign-in"));
         driver.manage().deleteAllCookies();
     }
 
@@ -102,10 +100,10 @@ class ConsoleTest extends ServiceTest {
         eventually().until(() -> queues.depth("ledger-dlq.fifo") >= 1);
 
         signIn();
-        assertEquals("Overview", driver.findElement(By.tagName("h1")).getText());
+        assertEquals("Overview", browser.element(By.tagName("h1")).getText());
         browser.screenshot("overview-after-sign-in");
 
-        driver.get(url("/console/entries?consumer=ledger&status=DEAD"));
+        browser.open(url("/console/entries?consumer=ledger&status=DEAD"));
         WebElement row = entryRow(poison);
         assertEquals("DEAD", row.getAttribute("data-status"));
         assertTrue(row.getText().contains("gave up after 3 attempts"), row.getText());
@@ -113,27 +111,27 @@ class ConsoleTest extends ServiceTest {
         browser.screenshot("entries");
 
         browser.follow(row.findElement(By.linkText(poison)));
-        assertEquals("DEAD", driver.findElement(By.id("status")).getText());
-        assertTrue(driver.findElement(By.id("error-text")).getText().startsWith("gave up after 3 attempts: "));
+        assertEquals("DEAD", browser.element(By.id("status")).getText());
+        assertTrue(browser.element(By.id("error-text")).getText().startsWith("gave up after 3 attempts: "));
         assertEquals(3, attemptRows().size());
         Map<String, String> deadLetter = keyValues("dead-letter");
         assertEquals("gave up after 3 attempts", deadLetter.get("txinbox-reason"));
         assertEquals("3", deadLetter.get("txinbox-attempts"));
         assertEquals("ledger.fifo", keyValues("source").get("queue"));
         assertEquals(group, keyValues("source").get("message group"));
-        assertTrue(driver.findElement(By.id("body")).getText().contains("\"failTimes\" : 1000"), "pretty-printed body");
+        assertTrue(browser.element(By.id("body")).getText().contains("\"failTimes\" : 1000"), "pretty-printed body");
         browser.screenshot("entry-dead");
         String firstCopy = (String) db.row("select source_message_id from inbox_messages where consumer_name = 'ledger'"
                 + " and message_id = ?", poison).get("source_message_id");
 
         // Redrive the whole DLQ, the cause unfixed.
-        driver.get(url("/console"));
-        browser.follow(driver.findElement(By.cssSelector("#consumer-ledger a.action")));
-        assertTrue(driver.findElement(By.tagName("h1")).getText().contains("ledger-dlq.fifo"));
+        browser.open(url("/console"));
+        browser.follow(browser.element(By.cssSelector("#consumer-ledger a.action")));
+        assertTrue(browser.element(By.tagName("h1")).getText().contains("ledger-dlq.fifo"));
         browser.screenshot("confirm-redrive");
-        driver.findElement(By.id("scope-all")).click();
-        browser.follow(driver.findElement(By.id("confirm-button")));
-        String result = driver.findElement(By.id("result")).getText();
+        browser.element(By.id("scope-all")).click();
+        browser.follow(browser.element(By.id("confirm-button")));
+        String result = browser.element(By.id("result")).getText();
         assertTrue(result.matches("(?s)Moved \\d+ messages? from ledger-dlq\\.fifo to ledger\\.fifo.*"), result);
         browser.screenshot("result-redrive");
 
@@ -145,12 +143,12 @@ class ConsoleTest extends ServiceTest {
         assertNotEquals(firstCopy, fourth.get("source_message_id"), "the redriven copy is a new SQS message");
         assertEquals(4, ((Number) db.row("select attempt_count from inbox_messages where consumer_name = 'ledger'"
                 + " and message_id = ?", poison).get("attempt_count")).intValue());
-        driver.get(url("/console/entry?consumer=ledger&id=" + poison));
-        assertEquals("DEAD", driver.findElement(By.id("status")).getText());
+        browser.open(url("/console/entry?consumer=ledger&id=" + poison));
+        assertEquals("DEAD", browser.element(By.id("status")).getText());
         List<WebElement> attempts = attemptRows();
         assertEquals(4, attempts.size());
         assertTrue(attempts.get(3).getText().startsWith("4 "), attempts.get(3).getText());
-        assertTrue(driver.findElement(By.id("error-text")).getText().startsWith("gave up after 4 attempts: "));
+        assertTrue(browser.element(By.id("error-text")).getText().startsWith("gave up after 4 attempts: "));
         assertEquals(1, db.count("select count(*) from admin_audit where action = 'redrive' and consumer = 'ledger'"
                 + " and actor = ?", actor()));
     }
@@ -166,8 +164,8 @@ class ConsoleTest extends ServiceTest {
         assertEquals("CREATED", db.row("select status from orders where id = ?", order).get("status"));
 
         signIn();
-        driver.get(url("/console/streams?consumer=orders"));
-        WebElement stream = driver.findElement(By.cssSelector("#streams tr[data-aggregate='" + order + "']"));
+        browser.open(url("/console/streams?consumer=orders"));
+        WebElement stream = browser.element(By.cssSelector("#streams tr[data-aggregate='" + order + "']"));
         assertEquals("2", stream.findElement(By.className("missing")).getText());
         assertEquals("3, 4", stream.findElement(By.className("parked")).getText());
         assertTrue(stream.findElement(By.className("waiting")).getText().matches("\\d+ (s|min \\d+ s)"),
@@ -175,10 +173,10 @@ class ConsoleTest extends ServiceTest {
         browser.screenshot("streams");
 
         browser.follow(stream.findElement(By.linkText("Release gap…")));
-        assertEquals("2", driver.findElement(By.id("missing")).getText());
+        assertEquals("2", browser.element(By.id("missing")).getText());
         browser.screenshot("confirm-release");
-        browser.follow(driver.findElement(By.id("confirm-button")));
-        String result = driver.findElement(By.id("result")).getText();
+        browser.follow(browser.element(By.id("confirm-button")));
+        String result = browser.element(By.id("result")).getText();
         assertTrue(result.contains("Skipped sequence 2."), result);
         assertTrue(result.contains("The stream was at 1 and is now at 4."), result);
         browser.screenshot("result-release");
@@ -193,7 +191,7 @@ class ConsoleTest extends ServiceTest {
                 + " and aggregate_id = ?", order));
         assertEquals(1, db.count("select count(*) from admin_audit where action = 'release' and target = ?"
                 + " and outcome = 'released' and actor = ?", order, actor()));
-        driver.get(url("/console/streams?consumer=orders"));
+        browser.open(url("/console/streams?consumer=orders"));
         assertTrue(driver.findElements(By.cssSelector("#streams tr[data-aggregate='" + order + "']")).isEmpty());
     }
 
@@ -207,27 +205,27 @@ class ConsoleTest extends ServiceTest {
         eventually().until(() -> "DEAD".equals(db.inboxStatus("orders", id)));
 
         signIn();
-        driver.get(url("/console/entries?consumer=orders&aggregateId=" + order));
+        browser.open(url("/console/entries?consumer=orders&aggregateId=" + order));
         assertThrows(NoAlertPresentException.class, () -> driver.switchTo().alert());
         assertTrue(entryRow(id).getText().contains("unknown event type '" + script + "'"), entryRow(id).getText());
 
-        driver.get(url("/console/entry?consumer=orders&id=" + id));
+        browser.open(url("/console/entry?consumer=orders&id=" + id));
         assertThrows(NoAlertPresentException.class, () -> driver.switchTo().alert());
-        String shown = driver.findElement(By.id("body")).getText();
+        String shown = browser.element(By.id("body")).getText();
         assertTrue(shown.contains("\"type\" : \"" + script + "\""), shown);
         assertTrue(shown.contains(script + "<img src=x onerror=alert(2)>"), shown);
-        assertTrue(driver.findElement(By.id("body")).isDisplayed());
-        assertTrue(driver.findElement(By.id("error-text")).getText().contains(script));
+        assertTrue(browser.element(By.id("body")).isDisplayed());
+        assertTrue(browser.element(By.id("error-text")).getText().contains(script));
         // Text, not markup: the page has no script and no image element at all.
         assertTrue(driver.findElements(By.tagName("script")).isEmpty());
         assertTrue(driver.findElements(By.tagName("img")).isEmpty());
         browser.screenshot("entry-with-script-in-body");
 
-        driver.get(url("/console/failures?consumer=orders"));
+        browser.open(url("/console/failures?consumer=orders"));
         assertThrows(NoAlertPresentException.class, () -> driver.switchTo().alert());
         // The cause, digits stripped for grouping, still shows the tag as text.
-        assertTrue(driver.findElement(By.id("groups")).getText().contains("unknown event type '<script>alert(#)</script>'"),
-                driver.findElement(By.id("groups")).getText());
+        assertTrue(browser.element(By.id("groups")).getText().contains("unknown event type '<script>alert(#)</script>'"),
+                browser.element(By.id("groups")).getText());
     }
 
     @Test
@@ -242,8 +240,8 @@ class ConsoleTest extends ServiceTest {
 
         signIn();
         String cookie = sessionCookie();
-        driver.get(url("/console/replay?consumer=orders&id=" + dead));
-        String csrf = driver.findElement(By.name("csrf")).getAttribute("value");
+        browser.open(url("/console/replay?consumer=orders&id=" + dead));
+        String csrf = browser.element(By.name("csrf")).getAttribute("value");
         Map<String, Object> before = db.row("select status, attempt_count, source_message_id, error_text"
                 + " from inbox_messages where consumer_name = 'orders' and message_id = ?", dead);
         long audited = db.count("select count(*) from admin_audit");
@@ -277,8 +275,8 @@ class ConsoleTest extends ServiceTest {
 
         // The same form from the page, its token altered in the browser, is refused the same way.
         driver.executeScript("document.querySelector('#confirm input[name=csrf]').value = 'altered'");
-        browser.follow(driver.findElement(By.id("confirm-button")));
-        assertTrue(driver.findElement(By.id("problem-title")).getText().startsWith("Refused"));
+        browser.follow(browser.element(By.id("confirm-button")));
+        assertTrue(browser.element(By.id("problem-title")).getText().startsWith("Refused"));
         browser.screenshot("refused-csrf");
         assertEquals(before, db.row("select status, attempt_count, source_message_id, error_text from inbox_messages"
                 + " where consumer_name = 'orders' and message_id = ?", dead));
@@ -336,9 +334,9 @@ class ConsoleTest extends ServiceTest {
         assertFalse(page.body().contains(TOKEN));
 
         signIn();
-        String label = driver.findElement(By.id("session")).getText().replace("session ", "");
+        String label = browser.element(By.id("session")).getText().replace("session ", "");
         String browserCookie = sessionCookie();
-        browser.follow(driver.findElement(By.id("sign-out")));
+        browser.follow(browser.element(By.id("sign-out")));
         browser.waiting().until(d -> d.getCurrentUrl().endsWith("/console/sign-in"));
         browser.screenshot("sign-in");
         assertNotNull(db.row("select ended_at from console_sessions where label = ?", label).get("ended_at"));
@@ -350,9 +348,9 @@ class ConsoleTest extends ServiceTest {
                 "/console/replay?consumer=orders&id=x", "/console/redrive?consumer=orders",
                 "/console/release?consumer=orders&aggregateId=x", "/console/retry-group?consumer=orders&group=x");
         for (String path : pages) {
-            driver.get(url(path));
+            browser.open(url(path));
             assertTrue(driver.getCurrentUrl().endsWith("/console/sign-in"), path + " -> " + driver.getCurrentUrl());
-            assertTrue(driver.findElement(By.id("token")).isDisplayed());
+            assertTrue(browser.element(By.id("token")).isDisplayed());
             HttpResponse<String> answer = get(path, browserCookie);
             assertEquals(303, answer.statusCode(), path + " with the signed-out cookie");
             assertTrue(answer.headers().firstValue("Location").orElseThrow().endsWith("/console/sign-in"));
@@ -435,7 +433,7 @@ class ConsoleTest extends ServiceTest {
         }
 
         signIn();
-        driver.get(url("/console"));
+        browser.open(url("/console"));
         Map<String, String> points = points("outcomes-orders", "processed");
         for (int m = 0; m < processed.length; m++) {
             String minute = start.plus(Duration.ofMinutes(m)).toString();
@@ -458,7 +456,7 @@ class ConsoleTest extends ServiceTest {
         // The numbers live in the service: a reload shows the same points.
         driver.navigate().refresh();
         assertEquals(points, points("outcomes-orders", "processed"));
-        assertTrue(driver.findElement(By.id("inbox-lag-orders")).getText().contains("lagSeconds"));
+        assertTrue(browser.element(By.id("inbox-lag-orders")).getText().contains("lagSeconds"));
     }
 
     @Test
@@ -473,7 +471,7 @@ class ConsoleTest extends ServiceTest {
         eventually().until(() -> events.stream().allMatch(e -> "DEAD".equals(db.inboxStatus(LedgerConsumer.CONSUMER, e))));
 
         signIn();
-        driver.get(url("/console/failures?consumer=ledger"));
+        browser.open(url("/console/failures?consumer=ledger"));
         WebElement group = driver.findElements(By.cssSelector("#groups tr[data-consumer='ledger']")).stream()
                 .filter(r -> r.getText().contains(events.get(2))).findFirst().orElseThrow();
         assertEquals("gave up after # attempts: java.lang.IllegalStateException: scripted failure # of event <id>",
@@ -484,10 +482,10 @@ class ConsoleTest extends ServiceTest {
         browser.follow(group.findElement(By.linkText("Retry all…")));
         List<String> members = driver.findElements(By.cssSelector("#members a")).stream().map(WebElement::getText).toList();
         assertTrue(members.containsAll(events), members.toString());
-        assertEquals(driver.findElement(By.id("group-total")).getText(), Integer.toString(members.size()));
+        assertEquals(browser.element(By.id("group-total")).getText(), Integer.toString(members.size()));
         browser.screenshot("confirm-retry-group");
-        browser.follow(driver.findElement(By.id("confirm-button")));
-        String result = driver.findElement(By.id("result")).getText();
+        browser.follow(browser.element(By.id("confirm-button")));
+        String result = browser.element(By.id("result")).getText();
         assertTrue(result.startsWith("Retried " + members.size() + " entr"), result);
         browser.screenshot("result-retry-group");
 
@@ -511,15 +509,15 @@ class ConsoleTest extends ServiceTest {
 
         signIn();
         String actor = actor();
-        driver.get(url("/console/entry?consumer=orders&id=" + event));
-        browser.follow(driver.findElement(By.id("replay")));
+        browser.open(url("/console/entry?consumer=orders&id=" + event));
+        browser.follow(browser.element(By.id("replay")));
         browser.screenshot("confirm-replay");
-        browser.follow(driver.findElement(By.id("confirm-button")));
-        assertTrue(driver.findElement(By.id("result")).getText().contains("Outcome: duplicate"));
+        browser.follow(browser.element(By.id("confirm-button")));
+        assertTrue(browser.element(By.id("result")).getText().contains("Outcome: duplicate"));
         browser.screenshot("result-replay");
         assertEquals(1, db.count("select count(*) from orders where id = ?", order));
 
-        driver.get(url("/console/audit"));
+        browser.open(url("/console/audit"));
         List<WebElement> rows = driver.findElements(By.cssSelector("#audit tbody tr"));
         WebElement replay = rows.get(0);
         assertEquals("replay", replay.getAttribute("data-action"));
@@ -530,11 +528,11 @@ class ConsoleTest extends ServiceTest {
         assertEquals(actor, signIn.findElement(By.className("actor")).getText());
         browser.screenshot("audit");
 
-        driver.get(url("/console/entry?consumer=orders&id=no-such-event"));
-        assertEquals("No such entry", driver.findElement(By.id("problem-title")).getText());
+        browser.open(url("/console/entry?consumer=orders&id=no-such-event"));
+        assertEquals("No such entry", browser.element(By.id("problem-title")).getText());
         browser.screenshot("problem-not-found");
-        driver.get(url("/console/no-such-page/<b>x</b>"));
-        assertEquals("No such page", driver.findElement(By.id("problem-title")).getText());
+        browser.open(url("/console/no-such-page/<b>x</b>"));
+        assertEquals("No such page", browser.element(By.id("problem-title")).getText());
         assertTrue(driver.getPageSource().contains("/console/no-such-page/&lt;b&gt;x&lt;/b&gt;"), "the path, escaped");
         assertEquals(1, db.count("select count(*) from admin_audit where action = 'replay' and target = ? and actor = ?",
                 event, actor));
@@ -542,31 +540,14 @@ class ConsoleTest extends ServiceTest {
 
     @Test
     void aRefusedSignInIsLoggedWithoutTheTokenCountedAndSlowedDown() throws Exception {
-        List<LogRecord> logged = new CopyOnWriteArrayList<>();
-        Handler handler = new Handler() {
-            @Override
-            public void publish(LogRecord record) {
-                logged.add(record);
-            }
-
-            @Override
-            public void flush() {
-            }
-
-            @Override
-            public void close() {
-            }
-        };
-        java.util.logging.Logger log = java.util.logging.Logger.getLogger(ConsoleSignIn.class.getName());
-        log.addHandler(handler);
-        try {
+        try (LogCapture logged = LogCapture.of(ConsoleSignIn.class)) {
             double wrong = Metrics.value("txinbox_admin_auth_failures_total", "reason", "wrong_token");
-            driver.get(url("/console/sign-in"));
+            browser.open(url("/console/sign-in"));
             browser.screenshot("sign-in-page");
             long started = System.nanoTime();
-            driver.findElement(By.id("token")).sendKeys("n0t-the-t0ken");
-            browser.follow(driver.findElement(By.id("sign-in")));
-            assertEquals("That is not the admin token.", driver.findElement(By.id("error")).getText());
+            browser.element(By.id("token")).sendKeys("n0t-the-t0ken");
+            browser.follow(browser.element(By.id("sign-in")));
+            assertEquals("That is not the admin token.", browser.element(By.id("error")).getText());
             assertTrue(Duration.ofNanos(System.nanoTime() - started).toMillis() >= 300, "answered late");
             assertTrue(driver.getCurrentUrl().endsWith("/console/sign-in"));
             browser.screenshot("sign-in-refused");
@@ -587,13 +568,10 @@ class ConsoleTest extends ServiceTest {
             assertEquals(429, tooSoon.statusCode());
             assertTrue(tooSoon.headers().firstValue("Set-Cookie").isEmpty());
 
-            String messages = logged.stream().map(r -> r.getMessage() + " " + java.util.Arrays.toString(r.getParameters()))
-                    .collect(Collectors.joining("\n"));
-            assertTrue(messages.contains("console sign-in refused"), messages);
+            String messages = logged.text();
+            assertTrue(logged.logged("console sign-in refused"), messages);
             assertFalse(messages.contains("n0t-the-t0ken") || messages.contains("another-guess") || messages.contains(TOKEN),
                     messages);
-        } finally {
-            log.removeHandler(handler);
         }
         // After the wait, the right token opens a session.
         eventually().until(() -> post("/console/sign-in", Map.of("token", TOKEN), null).statusCode() == 303);
@@ -616,28 +594,28 @@ class ConsoleTest extends ServiceTest {
                 + " and aggregate_id = ? and status = 'REJECTED'", group) == sent.size());
 
         signIn();
-        driver.get(url("/console/entries?consumer=ledger&status=REJECTED&aggregateId=" + group));
+        browser.open(url("/console/entries?consumer=ledger&status=REJECTED&aggregateId=" + group));
         List<String> first = shownIds();
         assertEquals(ConsolePages.PAGE_SIZE, first.size());
         assertTrue(driver.findElements(By.id("previous")).isEmpty(), "no newer page before the first");
         browser.screenshot("entries-paged");
-        browser.follow(driver.findElement(By.id("next")));
+        browser.follow(browser.element(By.id("next")));
         List<String> second = shownIds();
         assertEquals(5, second.size());
         assertTrue(driver.findElements(By.id("next")).isEmpty(), "no page after the last");
         Set<String> all = new HashSet<>(first);
         all.addAll(second);
         assertEquals(new HashSet<>(sent), all, "every entry once, on one page or the other");
-        browser.follow(driver.findElement(By.id("previous")));
+        browser.follow(browser.element(By.id("previous")));
         assertEquals(first, shownIds());
 
         // Another status, or a window in the future, shows none of them; a bad instant is a clear error.
-        driver.get(url("/console/entries?consumer=ledger&status=DEAD&aggregateId=" + group));
+        browser.open(url("/console/entries?consumer=ledger&status=DEAD&aggregateId=" + group));
         assertEquals(List.of(), shownIds());
-        driver.get(url("/console/entries?consumer=ledger&aggregateId=" + group + "&status=ANY&from=2999-01-01T00:00:00Z"));
+        browser.open(url("/console/entries?consumer=ledger&aggregateId=" + group + "&status=ANY&from=2999-01-01T00:00:00Z"));
         assertEquals(List.of(), shownIds());
-        driver.get(url("/console/entries?consumer=ledger&aggregateId=" + group + "&status=ANY&from=yesterday"));
-        assertTrue(driver.findElement(By.id("error")).getText().contains("from"), driver.findElement(By.id("error")).getText());
+        browser.open(url("/console/entries?consumer=ledger&aggregateId=" + group + "&status=ANY&from=yesterday"));
+        assertTrue(browser.element(By.id("error")).getText().contains("from"), browser.element(By.id("error")).getText());
     }
 
     @Test
@@ -648,7 +626,7 @@ class ConsoleTest extends ServiceTest {
         MovableClock clock = new MovableClock(Instant.now().plus(Duration.ofHours(8)).plusSeconds(60));
         QuarkusMock.installMockForType(clock, ConsoleClock.class);
         assertEquals(303, get("/console", cookie).statusCode());
-        driver.get(url("/console/entries"));
+        browser.open(url("/console/entries"));
         assertTrue(driver.getCurrentUrl().endsWith("/console/sign-in"));
     }
 
@@ -669,15 +647,15 @@ class ConsoleTest extends ServiceTest {
     }
 
     private void signIn() {
-        driver.get(url("/console/sign-in"));
-        driver.findElement(By.id("token")).sendKeys(TOKEN);
-        browser.follow(driver.findElement(By.id("sign-in")));
+        browser.open(url("/console/sign-in"));
+        browser.element(By.id("token")).sendKeys(TOKEN);
+        browser.follow(browser.element(By.id("sign-in")));
         browser.waiting().until(d -> d.getCurrentUrl().endsWith("/console"));
     }
 
     /** Who this browser's session is in the audit. */
     private String actor() {
-        return "console " + driver.findElement(By.id("session")).getText();
+        return "console " + browser.element(By.id("session")).getText();
     }
 
     private String sessionCookie() {
@@ -690,7 +668,7 @@ class ConsoleTest extends ServiceTest {
     }
 
     private WebElement entryRow(String messageId) {
-        return driver.findElement(By.cssSelector("#entries tr[data-message-id='" + messageId + "']"));
+        return browser.element(By.cssSelector("#entries tr[data-message-id='" + messageId + "']"));
     }
 
     private List<WebElement> attemptRows() {
