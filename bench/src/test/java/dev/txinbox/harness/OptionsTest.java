@@ -48,7 +48,8 @@ class OptionsTest {
             Map.entry("--producer-threads", "2"), Map.entry("--endpoint", "http://127.0.0.1:1"),
             Map.entry("--broker-pid", "77"), Map.entry("--scenarios", "kill,sigterm"),
             Map.entry("--kill-messages", "600"), Map.entry("--kills", "2"), Map.entry("--rate", "50"),
-            Map.entry("--port", "9999"), Map.entry("--elasticmq-classpath", "/x.jar"));
+            Map.entry("--port", "9999"), Map.entry("--elasticmq-classpath", "/x.jar"),
+            Map.entry("--backlog-warm-up", "700"));
 
     @Test
     void benchTakesEveryDocumentedOptionAndNothingElse() throws IOException {
@@ -81,7 +82,8 @@ class OptionsTest {
         shows(scale, "--runs=txinbox,scale"); // --old-rows asks for the scale point
         Options<BenchSuite> full = parse(new BenchSuite(), BENCH_SCRIPT, "bench/run");
         assertEquals("full", full.size());
-        shows(full, "--mode=concurrent,backlog");
+        shows(full, "--mode=concurrent,backlog", "--backlog-warm-up=50000");
+        shows(quick, "--backlog-warm-up=5000");
         assertEquals(Path.of("bench/results"), full.out());
     }
 
@@ -137,6 +139,7 @@ class OptionsTest {
         assertRefused("--scenarios takes some of kill,postgres,broker,two,slow,sigterm, got 'kil'", new ChaosSuite(),
                 "--scenarios=kil", "--elasticmq-classpath=x");
         assertRefused("--elasticmq-classpath is required (chaos/run passes it)", new ChaosSuite(), "--quick");
+        assertRefused("--backlog-warm-up takes 0 messages or more, got -1", new BenchSuite(), "--backlog-warm-up=-1");
     }
 
     @Test
