@@ -23,6 +23,7 @@ import dev.txinbox.harness.Db;
 import dev.txinbox.harness.Options;
 import dev.txinbox.harness.Oracle;
 import dev.txinbox.harness.OrderStream;
+import dev.txinbox.harness.PgStatements;
 import dev.txinbox.harness.Proc;
 import dev.txinbox.harness.Producer;
 import dev.txinbox.harness.Quiescence;
@@ -67,7 +68,7 @@ public final class Bench {
     private final Map<Integer, OrderStream> backlogWarmUps = new HashMap<>();
     private int queueCounter;
 
-    Bench(Options<BenchSuite> options) throws IOException {
+    Bench(Options<BenchSuite> options) throws IOException, SQLException {
         this.options = options;
         this.suite = options.suite();
         this.sqs = new Sqs(suite.endpoint, 16);
@@ -75,6 +76,7 @@ public final class Bench {
         this.results = options.out();
         this.logs = options.logs();
         Files.createDirectories(logs);
+        PgStatements.requireLoaded();
     }
 
     public static void main(String[] args) throws Exception {
@@ -168,6 +170,7 @@ public final class Bench {
             throws Exception {
         Queues queues = queues();
         Db.reset(DB);
+        PgStatements.install(DB);
         Path log = logs.resolve(slug(BenchSuite.CONCURRENT + " " + name) + ".log");
         Map<String, String> env = Service.env(DB, sqs.endpoint(), queues.name, queues.dlqName, options.httpPort(),
                 Map.of("TXINBOX_CONSUMERS_ORDERS_PARALLELISM", Integer.toString(parallelism)));
@@ -176,12 +179,13 @@ public final class Bench {
             OrderStream warm = warmUpStream(suite.warmUp, groups);
             warmUp(queues, warm, service.child());
             long messages = stream.oracle().messages();
+            PgStatements statements = PgStatements.start(DB, Db.SERVICE_ROLE);
             Snapshot before = snapshot(service.pid());
             ServiceCounters countersBefore = service.counters();
             Producer producer = new Producer(sqs.client(), queues.url, suite.producerThreads, rate);
             producer.send(stream);
             // The window ends the moment the run is quiescent, not after the settle that checks it stays so.
-            End end = new End();
+            End end = new End(statements, messages);
             if (!quiescence(queues, stream.oracle(), warm.oracle().events()).await(List.of(service), Bench::say,
                     () -> end.read(service))) {
                 end.read(service);
@@ -192,7 +196,7 @@ public final class Bench {
                     + " from inbox_messages");
             Window window = new Window(messages, (lastCommit - producer.firstSendMillis()) / 1000.0, before, end.snapshot,
                     countersAfter.totalRequests() - countersBefore.totalRequests(),
-                    countersAfter.perCallSince(countersBefore, messages));
+                    countersAfter.perCallSince(countersBefore, messages), end.statements);
             double[] latency = latency();
             Verifier.Verdict verdict = Verifier.txinbox(Db.url(DB), stream.oracle(), sqs.depth(queues.dlqUrl));
             RunResult result = result(name, "txinbox", BenchSuite.CONCURRENT, parallelism, groups, stream,
@@ -213,6 +217,7 @@ public final class Bench {
             throws Exception {
         Queues queues = queues();
         Db.reset(DB);
+        PgStatements.install(DB);
         String slug = slug(BenchSuite.BACKLOG + " " + name);
         Map<String, String> settings = Map.of("TXINBOX_CONSUMERS_ORDERS_PARALLELISM", Integer.toString(parallelism));
         OldRows.Load load = null;
@@ -231,14 +236,16 @@ public final class Bench {
         try (Service service = Service.start(options.jar(), jfrOptions(jfr), env, log)) {
             long warmUp = messages(warm);
             Reading from = awaitDone(service, warmUp, false);
+            PgStatements statements = PgStatements.start(DB, Db.SERVICE_ROLE);
             Snapshot before = snapshot(service.pid());
             Reading to = awaitDone(service, warmUp + stream.oracle().messages(), true);
             Snapshot after = snapshot(service.pid());
             long measured = to.counters.done() - from.counters.done();
+            PgStatements.Count counted = statements.end(measured);
             service.saveMetrics(logs.resolve(slug + ".metrics"));
             Window window = new Window(measured, (to.atMillis - from.atMillis) / 1000.0, before, after,
                     to.counters.totalRequests() - from.counters.totalRequests(),
-                    to.counters.perCallSince(from.counters, measured));
+                    to.counters.perCallSince(from.counters, measured), counted);
             // Outside the window: every event in the inbox and every poison message in the DLQ, as the oracle wants.
             // The warm-up's events are PROCESSED besides the stream's, as are the old rows; it has no poison.
             quiescence(queues, stream.oracle(), oldRows + events(warm)).await(List.of(service), Bench::say);
@@ -268,14 +275,15 @@ public final class Bench {
 
     RunResult drain(String mode, String name, OrderStream stream, int groups) throws Exception {
         int pollers = Math.min(8, groups);
-        return baseline(mode, name, "drain", Drain.class, pollers, stream, groups,
+        return baseline(mode, name, "drain", Drain.class, pollers, stream, groups, null,
                 queues -> List.of(queues.url, Integer.toString(pollers)),
                 () -> new Verifier.Verdict(0, 0, 0, 0, Map.of(), 0, List.of("no database: nothing to verify")));
     }
 
     RunResult naive(String mode, String name, OrderStream stream, int groups) throws Exception {
         Db.reset(NAIVE_DB);
-        return baseline(mode, name, "naive", Naive.class, 1, stream, groups,
+        PgStatements.install(NAIVE_DB);
+        return baseline(mode, name, "naive", Naive.class, 1, stream, groups, NAIVE_DB,
                 queues -> List.of(queues.url, Db.url(NAIVE_DB)),
                 () -> Verifier.naive(Db.url(NAIVE_DB), stream.oracle()));
     }
@@ -289,10 +297,11 @@ public final class Bench {
      * stream; in the backlog mode started on the full queue (the same warm-up ahead of the stream as the
      * service's) and measured from its progress line at the warm-up's count. It exits once it has taken every
      * message and reports its own CPU (by thread too), SQS calls and last commit, since /proc has nothing left
-     * to read by then.
+     * to read by then. {@code database}: where its statements are counted (null: it has none); it connects as
+     * the harness does, so they are counted by database alone, which the harness leaves alone meanwhile.
      */
     private RunResult baseline(String mode, String name, String consumer, Class<?> mainClass, int parallelism,
-            OrderStream stream, int groups, java.util.function.Function<Queues, List<String>> arguments,
+            OrderStream stream, int groups, String database, java.util.function.Function<Queues, List<String>> arguments,
             VerdictSource verdict) throws Exception {
         boolean backlog = mode.equals(BenchSuite.BACKLOG);
         Queues queues = queues();
@@ -312,13 +321,16 @@ public final class Bench {
             Progress.Reader progress = new Progress.Reader(log);
             Progress.Mark from;
             Snapshot before;
+            PgStatements statements;
             if (backlog) {
                 from = awaitProgress(child, progress, warmUp);
+                statements = database == null ? null : PgStatements.start(database, null);
                 // The consumer's own figures come with its line; the harness reads the rest as it sees it.
                 before = snapshot(child.pid()).withConsumer(from.cpuMillis());
             } else {
                 warmUp(queues, warm, child);
                 Progress.Mark warmedUp = progress.latest();
+                statements = database == null ? null : PgStatements.start(database, null);
                 before = snapshot(child.pid());
                 Producer producer = new Producer(sqs.client(), queues.url, suite.producerThreads, 0);
                 producer.send(stream);
@@ -331,7 +343,8 @@ public final class Bench {
                     JSON.convertValue(summary.get("threadCpuMillis"), THREADS));
             long measured = summary.get("handled").asLong() - from.handled();
             Window window = new Window(measured, (summary.get("lastCommitMillis").asLong() - from.atMillis()) / 1000.0,
-                    before, after, summary.get("sqsRequests").asLong() - from.sqsRequests(), null);
+                    before, after, summary.get("sqsRequests").asLong() - from.sqsRequests(), null,
+                    statements == null ? null : statements.end(measured));
             RunResult result = result(name, consumer, mode, parallelism, groups, stream, warmUp, 0, 0, window,
                     child.peakRssMiB(), null, verdict.verdict(), null, log);
             sqs.deleteQueue(queues.url);
@@ -357,9 +370,12 @@ public final class Bench {
         }
     }
 
-    /** What was measured between two snapshots: messages, seconds, CPU, the consumer's SQS calls. */
+    /**
+     * What was measured between two snapshots: messages, seconds, CPU, the consumer's SQS calls and its
+     * statements in PostgreSQL (null: none to count).
+     */
     private record Window(long messages, double seconds, Snapshot before, Snapshot after, long sqsRequests,
-            Map<String, Map<String, Double>> sqsCalls) {
+            Map<String, Map<String, Double>> sqsCalls, PgStatements.Count statements) {
     }
 
     /** The service's counters as read at one moment. */
@@ -502,12 +518,13 @@ public final class Bench {
                 ? (w.after.threads.get(JIT_THREADS) - w.before.threads.getOrDefault(JIT_THREADS, 0.0)) / messages
                 : null;
         return new RunResult(name, consumer, mode, parallelism, groups, stream.oracle().messages(), warmUp, oldRows,
-                w.messages, rate, seconds, w.messages / seconds, consumerCpu, postgresCpu, brokerCpu,
+                w.messages, rate, seconds, w.messages / seconds, consumerCpu, postgresCpu,
+                w.statements == null ? null : w.statements.perMessage(), brokerCpu,
                 consumerCpu + postgresCpu + brokerCpu, (w.after.producer - w.before.producer) / messages,
                 (double) w.sqsRequests / messages, w.sqsCalls, rss,
                 latency == null ? null : latency[0], latency == null ? null : latency[1],
                 latency == null ? null : latency[2], verdict, jit, perMessage(w.before.threads, w.after.threads, messages),
-                load, results.relativize(log).toString());
+                w.statements, load, results.relativize(log).toString());
     }
 
     /** A flight recording of the service, when asked for (the first txinbox run only). */
@@ -563,10 +580,17 @@ public final class Bench {
         if (r.sqsCalls() != null) {
             System.out.println("    SQS calls: " + r.sqsCalls());
         }
-        System.out.printf("  %-22s %8d msgs %7.1f s %7.0f msg/s  cpu/msg: consumer %.3f ms, PostgreSQL %.3f ms,"
-                + " broker %.3f ms  SQS %.2f req/msg  rss %.0f MiB%s  %s%n", r.name(), r.measuredMessages(), r.seconds(),
-                r.throughput(), r.consumerCpuMs(), r.postgresCpuMs(), r.brokerCpuMs(), r.sqsRequestsPerMessage(),
-                r.peakRssMiB(),
+        if (r.pgStatements() != null) {
+            System.out.printf("    PostgreSQL statements: %d, %.2f per message%s; the most called, per message:%n",
+                    r.pgStatements().calls(), r.pgStatementsPerMessage(), r.pgStatements().deallocated() == 0 ? ""
+                            : " (SHORT: pg_stat_statements evicted " + r.pgStatements().deallocated() + " entries meanwhile)");
+            r.pgStatements().top().forEach(t -> System.out.printf("      %6.3f  %s%n", t.perMessage(), t.query()));
+        }
+        System.out.printf("  %-22s %8d msgs %7.1f s %7.0f msg/s  cpu/msg: consumer %.3f ms, PostgreSQL %.3f ms"
+                + " (%s statements/msg), broker %.3f ms  SQS %.2f req/msg  rss %.0f MiB%s  %s%n", r.name(),
+                r.measuredMessages(), r.seconds(), r.throughput(), r.consumerCpuMs(), r.postgresCpuMs(),
+                r.pgStatementsPerMessage() == null ? "no" : String.format("%.2f", r.pgStatementsPerMessage()),
+                r.brokerCpuMs(), r.sqsRequestsPerMessage(), r.peakRssMiB(),
                 r.latencyP99Ms() == null ? "" : String.format("  p50/p95/p99 %.0f/%.0f/%.0f ms", r.latencyP50Ms(),
                         r.latencyP95Ms(), r.latencyP99Ms()),
                 r.verdict().exactlyOnce() ? "exactly once" : "LOST " + r.verdict().lostEvents() + " DOUBLED "
@@ -597,12 +621,21 @@ public final class Bench {
 
     /** What the service had used when its run reached quiescence: the end of a concurrent window. */
     private final class End {
+        private final PgStatements started;
+        private final long messages;
         Snapshot snapshot;
         ServiceCounters counters;
+        PgStatements.Count statements;
 
-        void read(Service service) throws IOException, InterruptedException {
+        End(PgStatements started, long messages) {
+            this.started = started;
+            this.messages = messages;
+        }
+
+        void read(Service service) throws IOException, InterruptedException, SQLException {
             snapshot = snapshot(service.pid());
             counters = service.counters();
+            statements = started.end(messages);
         }
     }
 

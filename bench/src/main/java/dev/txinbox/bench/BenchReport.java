@@ -89,14 +89,14 @@ final class BenchReport extends Report<BenchSuite> {
     private static void concurrentTable(StringBuilder md, List<RunResult> runs) {
         md.append("\n**Concurrent** (the stream sent while the consumer runs, after a warm-up; first send to last commit)\n\n");
         md.append("| run | consumer | workers | groups | messages | s | msg/s | consumer CPU ms/msg | of it JIT | PostgreSQL"
-                + " | broker | whole path | SQS req/msg | peak RSS MiB | latency p50/p95/p99 ms | oracle |\n");
-        md.append("|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|---|\n");
+                + " | pg statements/msg | broker | whole path | SQS req/msg | peak RSS MiB | latency p50/p95/p99 ms | oracle |\n");
+        md.append("|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|---|\n");
         for (RunResult r : runs) {
-            md.append(String.format("| %s%s | %s | %d | %d | %d | %.1f | %.0f | %.3f | %s | %.3f | %.3f | %.3f | %.2f"
+            md.append(String.format("| %s%s | %s | %d | %d | %d | %.1f | %.0f | %.3f | %s | %.3f | %s | %.3f | %.3f | %.2f"
                     + " | %.0f | %s | %s |%n",
                     r.name(), r.paceRate() > 0 ? String.format(" (sent at %.0f/s)", r.paceRate()) : "", r.consumer(),
                     r.parallelism(), r.groups(), r.measuredMessages(), r.seconds(), r.throughput(), r.consumerCpuMs(),
-                    jit(r), r.postgresCpuMs(), r.brokerCpuMs(), r.wholePathCpuMs(),
+                    jit(r), r.postgresCpuMs(), statements(r), r.brokerCpuMs(), r.wholePathCpuMs(),
                     r.sqsRequestsPerMessage(), r.peakRssMiB(),
                     r.latencyP99Ms() == null ? "" : String.format("%.0f / %.0f / %.0f", r.latencyP50Ms(), r.latencyP95Ms(),
                             r.latencyP99Ms()),
@@ -110,14 +110,14 @@ final class BenchReport extends Report<BenchSuite> {
                         : String.format("a warm-up of %,d messages of other orders, then the whole stream, queued before"
                                 + " the consumer starts", warmUp)));
         md.append("| run | consumer | workers | groups | old inbox rows | messages measured | s | msg/s"
-                + " | consumer CPU ms/msg | of it JIT | PostgreSQL | broker | whole path | SQS req/msg | peak RSS MiB"
-                + " | oracle |\n");
-        md.append("|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|\n");
+                + " | consumer CPU ms/msg | of it JIT | PostgreSQL | pg statements/msg | broker | whole path | SQS req/msg"
+                + " | peak RSS MiB | oracle |\n");
+        md.append("|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|\n");
         for (RunResult r : runs) {
-            md.append(String.format("| %s | %s | %d | %d | %,d | %d of %d | %.1f | %.0f | %.3f | %s | %.3f | %.3f"
+            md.append(String.format("| %s | %s | %d | %d | %,d | %d of %d | %.1f | %.0f | %.3f | %s | %.3f | %s | %.3f"
                     + " | %.3f | %.2f | %.0f | %s |%n",
                     r.name(), r.consumer(), r.parallelism(), r.groups(), r.oldRows(), r.measuredMessages(), r.messages(),
-                    r.seconds(), r.throughput(), r.consumerCpuMs(), jit(r), r.postgresCpuMs(),
+                    r.seconds(), r.throughput(), r.consumerCpuMs(), jit(r), r.postgresCpuMs(), statements(r),
                     r.brokerCpuMs(), r.wholePathCpuMs(), r.sqsRequestsPerMessage(), r.peakRssMiB(), verdict(r)));
         }
     }
@@ -125,6 +125,15 @@ final class BenchReport extends Report<BenchSuite> {
     /** The JIT compiler threads' CPU per message, where the consumer's threads were read. */
     private static String jit(RunResult r) {
         return r.jitCpuMs() == null ? "" : String.format("%.3f", r.jitCpuMs());
+    }
+
+    /** PostgreSQL statements per message; none for the drain ceiling, which has no database. */
+    private static String statements(RunResult r) {
+        if (r.pgStatementsPerMessage() == null) {
+            return "n/a";
+        }
+        return String.format("%.2f%s", r.pgStatementsPerMessage(),
+                r.pgStatements().deallocated() == 0 ? "" : " (short: entries evicted)");
     }
 
     private static String verdict(RunResult r) {
