@@ -39,9 +39,9 @@ import dev.txinbox.harness.Verifier;
  * scaling with parallelism and groups, and its latency at half its peak) and backlog (the whole stream
  * waits in the queue, behind a warm-up of other orders, before the consumer starts; then the same over
  * millions of old inbox rows). Every run is checked against the oracle; a run that loses or doubles data
- * fails the benchmark.
+ * fails the benchmark. bench/ab ({@link Ab}) runs {@link #txinboxBacklog} with two service jars.
  */
-public final class Bench {
+public final class Bench implements AutoCloseable {
 
     private static final String DB = "txinbox_bench";
     private static final String NAIVE_DB = "txinbox_bench_naive";
@@ -58,7 +58,7 @@ public final class Bench {
     private static final TypeReference<Map<String, Double>> THREADS = new TypeReference<>() {
     };
 
-    private final Options<BenchSuite> options;
+    private final Options<? extends BenchSuite> options;
     private final BenchSuite suite;
     private final Sqs sqs;
     private final long brokerPid;
@@ -68,7 +68,7 @@ public final class Bench {
     private final Map<Integer, OrderStream> backlogWarmUps = new HashMap<>();
     private int queueCounter;
 
-    Bench(Options<BenchSuite> options) throws IOException, SQLException {
+    Bench(Options<? extends BenchSuite> options) throws IOException, SQLException {
         this.options = options;
         this.suite = options.suite();
         this.sqs = new Sqs(suite.endpoint, 16);
@@ -108,7 +108,7 @@ public final class Bench {
         }
 
         new BenchReport(options, main, runs, machine()).write();
-        sqs.close();
+        close();
         return (int) runs.stream().filter(r -> !r.verdict().exactlyOnce() && !r.consumer().equals("naive")).count();
     }
 
@@ -149,7 +149,7 @@ public final class Bench {
     private List<RunResult> backlog(StreamSpec main, OrderStream mainStream, boolean jfr) throws Exception {
         String mode = BenchSuite.BACKLOG;
         List<RunResult> runs = new ArrayList<>();
-        runs.add(txinboxBacklog("txinbox", mainStream, main.groups(), suite.parallelism, 0, jfr));
+        runs.add(txinboxBacklog(options.jar(), "txinbox", mainStream, main.groups(), suite.parallelism, 0, jfr));
         if (suite.runs.contains("drain")) {
             runs.add(drain(mode, "drain ceiling", mainStream, main.groups()));
         }
@@ -157,7 +157,7 @@ public final class Bench {
             runs.add(naive(mode, "naive (article)", mainStream, main.groups()));
         }
         if (suite.scalePoint()) {
-            runs.add(txinboxBacklog(String.format("txinbox over %,d old rows", suite.oldRows), mainStream,
+            runs.add(txinboxBacklog(options.jar(), String.format("txinbox over %,d old rows", suite.oldRows), mainStream,
                     main.groups(), suite.parallelism, suite.oldRows, false));
         }
         return runs;
@@ -208,13 +208,13 @@ public final class Bench {
     }
 
     /**
-     * txinbox in the backlog mode: the warm-up stream and then the whole stream in the queue (and
+     * txinbox ({@code jar}) in the backlog mode: the warm-up stream and then the whole stream in the queue (and
      * {@code oldRows} old rows in the inbox) before the service starts; measured from the moment the warm-up's
      * count of messages is done to the moment the stream's is done too (found by polling the service's outcome
      * counter, which costs PostgreSQL nothing).
      */
-    RunResult txinboxBacklog(String name, OrderStream stream, int groups, int parallelism, long oldRows, boolean jfr)
-            throws Exception {
+    RunResult txinboxBacklog(Path jar, String name, OrderStream stream, int groups, int parallelism, long oldRows,
+            boolean jfr) throws Exception {
         Queues queues = queues();
         Db.reset(DB);
         PgStatements.install(DB);
@@ -222,7 +222,7 @@ public final class Bench {
         Map<String, String> settings = Map.of("TXINBOX_CONSUMERS_ORDERS_PARALLELISM", Integer.toString(parallelism));
         OldRows.Load load = null;
         if (oldRows > 0) {
-            migrate(settings, logs.resolve(slug + "-migrate.log"));
+            migrate(jar, settings, logs.resolve(slug + "-migrate.log"));
             load = OldRows.load(Db.url(DB), oldRows);
             System.out.printf("    %,d old rows: insert %.1f s, vacuum analyze %.1f s, with the checkpoint %.1f s;"
                     + " inbox %.0f MiB%n", oldRows, load.insertSeconds(), load.vacuumSeconds(), load.totalSeconds(),
@@ -233,7 +233,7 @@ public final class Bench {
         Path log = logs.resolve(slug + ".log");
         Map<String, String> env = Service.env(DB, sqs.endpoint(), queues.name, queues.dlqName, options.httpPort(),
                 settings);
-        try (Service service = Service.start(options.jar(), jfrOptions(jfr), env, log)) {
+        try (Service service = Service.start(jar, jfrOptions(jfr), env, log)) {
             long warmUp = messages(warm);
             Reading from = awaitDone(service, warmUp, false);
             PgStatements statements = PgStatements.start(DB, Db.SERVICE_ROLE);
@@ -262,11 +262,11 @@ public final class Bench {
      * Starts the service once against queues of its own, so that its Flyway creates the schema the old rows
      * go into; it consumes nothing, and no receive of it can take a message of the run's queue.
      */
-    private void migrate(Map<String, String> settings, Path log) throws Exception {
+    private void migrate(Path jar, Map<String, String> settings, Path log) throws Exception {
         Queues scratch = queues();
         Map<String, String> env = Service.env(DB, sqs.endpoint(), scratch.name, scratch.dlqName, options.httpPort(),
                 settings);
-        try (Service service = Service.start(options.jar(), List.of(), env, log)) {
+        try (Service service = Service.start(jar, List.of(), env, log)) {
             service.awaitReady(Duration.ofMinutes(2));
         }
         sqs.deleteQueue(scratch.url);
@@ -656,7 +656,7 @@ public final class Bench {
         throw new IllegalStateException("baseline ended without a summary (exit " + child.exitValue() + "); see " + log);
     }
 
-    private Map<String, Object> machine() {
+    Map<String, Object> machine() {
         Map<String, Object> machine = new LinkedHashMap<>();
         machine.put("cores", Runtime.getRuntime().availableProcessors());
         try {
@@ -672,7 +672,12 @@ public final class Bench {
         return machine;
     }
 
-    private static String slug(String name) {
+    @Override
+    public void close() {
+        sqs.close();
+    }
+
+    static String slug(String name) {
         return name.toLowerCase().replaceAll("[^a-z0-9]+", "-").replaceAll("(^-|-$)", "");
     }
 }

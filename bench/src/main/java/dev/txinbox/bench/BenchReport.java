@@ -17,7 +17,7 @@ final class BenchReport extends Report<BenchSuite> {
     private final List<RunResult> runs;
     private final Map<String, Object> machine;
 
-    BenchReport(Options<BenchSuite> options, StreamSpec spec, List<RunResult> runs, Map<String, Object> machine) {
+    BenchReport(Options<? extends BenchSuite> options, StreamSpec spec, List<RunResult> runs, Map<String, Object> machine) {
         super(options);
         this.spec = spec;
         this.runs = runs;
@@ -123,12 +123,12 @@ final class BenchReport extends Report<BenchSuite> {
     }
 
     /** The JIT compiler threads' CPU per message, where the consumer's threads were read. */
-    private static String jit(RunResult r) {
+    static String jit(RunResult r) {
         return r.jitCpuMs() == null ? "" : String.format("%.3f", r.jitCpuMs());
     }
 
     /** PostgreSQL statements per message; none for the drain ceiling, which has no database. */
-    private static String statements(RunResult r) {
+    static String statements(RunResult r) {
         if (r.pgStatementsPerMessage() == null) {
             return "n/a";
         }
@@ -136,7 +136,7 @@ final class BenchReport extends Report<BenchSuite> {
                 r.pgStatements().deallocated() == 0 ? "" : " (short: entries evicted)");
     }
 
-    private static String verdict(RunResult r) {
+    static String verdict(RunResult r) {
         if (r.consumer().equals("drain")) {
             return "n/a (no database)";
         }

@@ -10,9 +10,10 @@ import dev.txinbox.harness.StreamSpec;
 
 /**
  * bench/run's own options (docs/BENCHMARKS.md); the ones it shares with chaos/run are {@link Options}'.
- * {@code --quick} shrinks the curves, both warm-ups, the paced run and the scale point.
+ * {@code --quick} shrinks the curves, both warm-ups, the paced run and the scale point. bench/ab's
+ * ({@link AbSuite}) are these, narrowed to its one kind of run.
  */
-public final class BenchSuite implements Options.Suite {
+public class BenchSuite implements Options.Suite {
 
     static final String CONCURRENT = "concurrent";
     static final String BACKLOG = "backlog";
@@ -123,8 +124,18 @@ public final class BenchSuite implements Options.Suite {
         return options.stream(options.messages(), payloadBytes, options.seed());
     }
 
+    /** The modes measured, in order. */
+    public List<String> modes() {
+        return modes;
+    }
+
+    /** The runs chosen ({@code --runs}, and {@code scale} when {@code --old-rows} asks for it). */
+    public List<String> runs() {
+        return runs;
+    }
+
     /** Whether the backlog scale point (txinbox over {@link #oldRows} old inbox rows) runs. */
-    boolean scalePoint() {
+    public boolean scalePoint() {
         return modes.contains(BACKLOG) && runs.contains("scale") && oldRows > 0;
     }
 

@@ -21,7 +21,7 @@ import java.util.regex.Pattern;
  * {@link Db#SERVICE_ROLE}) is counted by that role as well, which leaves out what the harness asks of
  * the same database (the concurrent mode's quiescence check counts inbox rows as {@code postgres}).
  * <p>
- * The library must be preloaded (bench/run sees to it: bench/pg-stat-statements).
+ * The library must be preloaded (bench/run and bench/ab see to it: bench/pg-stat-statements).
  * <p>
  * Transaction ends are added where pg_stat_statements misses them. The PostgreSQL JDBC driver sends BEGIN
  * unnamed with a transaction's first statement, but COMMIT and ROLLBACK as a named statement it prepares
@@ -69,7 +69,7 @@ public final class PgStatements {
         String libraries = Db.queryString(Db.url(ADMIN_DB), "show shared_preload_libraries");
         if (!List.of(libraries.replace("\"", "").split("\\s*,\\s*")).contains("pg_stat_statements")) {
             throw new IllegalStateException("PostgreSQL does not load pg_stat_statements (shared_preload_libraries = '"
-                    + libraries + "'): bench/pg-stat-statements adds it, as bench/run does");
+                    + libraries + "'): bench/pg-stat-statements adds it, as bench/run and bench/ab do");
         }
         if (!"on".equals(Db.queryString(Db.url(ADMIN_DB), "show pg_stat_statements.track_utility"))) {
             throw new IllegalStateException("pg_stat_statements.track_utility is off: transaction control and savepoints"
