@@ -19,7 +19,7 @@ import dev.txinbox.harness.StreamSpec;
 public final class Ab {
 
     /** One side: A or B, the revision (or directory) as given, the commit it was built from, its jar. */
-    record Build(String label, String revision, String commit, Path jar) {
+    record Build(String label, String revision, String commit, String jar) {
     }
 
     /** One measured run of a round. */
@@ -32,11 +32,11 @@ public final class Ab {
     public static void main(String[] args) throws Exception {
         Options<AbSuite> options = Options.parseOrExit(new AbSuite(), args);
         AbSuite suite = options.suite();
-        Build a = new Build("A", options.arguments().get(0), suite.commitA, options.jar());
-        Build b = new Build("B", options.arguments().get(1), suite.commitB, suite.jarB);
+        Build a = new Build("A", options.arguments().get(0), suite.commitA, options.jar().toString());
+        Build b = new Build("B", options.arguments().get(1), suite.commitB, suite.jarB.toString());
         StreamSpec spec = suite.spec(options);
         OrderStream stream = OrderStream.generate(spec);
-        System.out.printf("A/B of the service jar, backlog mode: %s; %d warm-up messages ahead of it; %d rounds%n",
+        System.out.printf("A/B of the service jar, backlog mode: %s; %d warm-up messages ahead of it; rounds: %d%n",
                 spec.describe(), suite.backlogWarmUp, suite.rounds);
         for (Build build : List.of(a, b)) {
             System.out.printf("  %s: %s%s, %s%n", build.label(), build.revision(),
@@ -63,6 +63,6 @@ public final class Ab {
 
     private static RunResult run(Bench bench, Build build, String name, OrderStream stream, StreamSpec spec,
             AbSuite suite) throws Exception {
-        return bench.txinboxBacklog(build.jar(), name, stream, spec.groups(), suite.parallelism, 0, false);
+        return bench.txinboxBacklog(Path.of(build.jar()), name, stream, spec.groups(), suite.parallelism, 0, false);
     }
 }
