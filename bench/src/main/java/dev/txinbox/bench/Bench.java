@@ -9,10 +9,12 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
+import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
@@ -21,6 +23,7 @@ import dev.txinbox.harness.Db;
 import dev.txinbox.harness.Options;
 import dev.txinbox.harness.Oracle;
 import dev.txinbox.harness.OrderStream;
+import dev.txinbox.harness.PgStatements;
 import dev.txinbox.harness.Proc;
 import dev.txinbox.harness.Producer;
 import dev.txinbox.harness.Quiescence;
@@ -34,27 +37,38 @@ import dev.txinbox.harness.Verifier;
  * bench/run: measures txinbox against the drain ceiling and the naive consumer, on the same broker,
  * database and stream, in two modes: concurrent (the stream is sent while the consumer runs; then its
  * scaling with parallelism and groups, and its latency at half its peak) and backlog (the whole stream
- * waits in the queue before the consumer starts; then the same over millions of old inbox rows).
- * Every run is checked against the oracle; a run that loses or doubles data fails the benchmark.
+ * waits in the queue, behind a warm-up of other orders, before the consumer starts; then the same over
+ * millions of old inbox rows). Every run is checked against the oracle; a run that loses or doubles data
+ * fails the benchmark. bench/ab ({@link Ab}) runs {@link #txinboxBacklog} with two service jars.
  */
-public final class Bench {
+public final class Bench implements AutoCloseable {
 
     private static final String DB = "txinbox_bench";
     private static final String NAIVE_DB = "txinbox_bench_naive";
     private static final String WARM_UP = "w";
-    /** A backlog run measures from the moment this share of the stream is done: the rest is warm-up. */
-    private static final double WINDOW_FROM = 0.2;
+    /**
+     * The JIT compiler threads (C1 and C2 CompilerThreadN): /proc cuts a thread's name to 15 characters, and
+     * {@link Proc#threadCpuMillis} puts N for the digits, so both count under this name. A compiler thread
+     * the JVM stops in the window takes its CPU out of the sum; on two cores it keeps one of each throughout.
+     */
+    private static final String JIT_THREADS = "CN CompilerThre";
     private static final long NO_PROGRESS_MILLIS = 120_000;
+    private static final ObjectMapper JSON = new ObjectMapper();
+    /** A baseline's CPU by thread, as its summary has it. */
+    private static final TypeReference<Map<String, Double>> THREADS = new TypeReference<>() {
+    };
 
-    private final Options<BenchSuite> options;
+    private final Options<? extends BenchSuite> options;
     private final BenchSuite suite;
     private final Sqs sqs;
     private final long brokerPid;
     private final Path results;
     private final Path logs;
+    /** The backlog warm-up stream by group count: the same for every backlog run of a harness run. */
+    private final Map<Integer, OrderStream> backlogWarmUps = new HashMap<>();
     private int queueCounter;
 
-    Bench(Options<BenchSuite> options) throws IOException {
+    Bench(Options<? extends BenchSuite> options) throws IOException, SQLException {
         this.options = options;
         this.suite = options.suite();
         this.sqs = new Sqs(suite.endpoint, 16);
@@ -62,6 +76,7 @@ public final class Bench {
         this.results = options.out();
         this.logs = options.logs();
         Files.createDirectories(logs);
+        PgStatements.requireLoaded();
     }
 
     public static void main(String[] args) throws Exception {
@@ -75,6 +90,10 @@ public final class Bench {
         List<RunResult> runs = new ArrayList<>();
         System.out.printf("txinbox benchmark (%s; %s): %s%n", options.size(), String.join(" and ", suite.modes),
                 main.describe());
+        if (suite.modes.contains(BenchSuite.BACKLOG)) {
+            System.out.printf("backlog runs: %d warm-up messages of other orders ahead of the stream, not measured%n",
+                    suite.backlogWarmUp);
+        }
         OrderStream mainStream = OrderStream.generate(main);
         mainStream.oracle().write(results.resolve("oracle-" + options.size() + ".json"));
 
@@ -89,7 +108,7 @@ public final class Bench {
         }
 
         new BenchReport(options, main, runs, machine()).write();
-        sqs.close();
+        close();
         return (int) runs.stream().filter(r -> !r.verdict().exactlyOnce() && !r.consumer().equals("naive")).count();
     }
 
@@ -130,7 +149,7 @@ public final class Bench {
     private List<RunResult> backlog(StreamSpec main, OrderStream mainStream, boolean jfr) throws Exception {
         String mode = BenchSuite.BACKLOG;
         List<RunResult> runs = new ArrayList<>();
-        runs.add(txinboxBacklog("txinbox", mainStream, main.groups(), suite.parallelism, 0, jfr));
+        runs.add(txinboxBacklog(options.jar(), "txinbox", mainStream, main.groups(), suite.parallelism, 0, jfr));
         if (suite.runs.contains("drain")) {
             runs.add(drain(mode, "drain ceiling", mainStream, main.groups()));
         }
@@ -138,7 +157,7 @@ public final class Bench {
             runs.add(naive(mode, "naive (article)", mainStream, main.groups()));
         }
         if (suite.scalePoint()) {
-            runs.add(txinboxBacklog(String.format("txinbox over %,d old rows", suite.oldRows), mainStream,
+            runs.add(txinboxBacklog(options.jar(), String.format("txinbox over %,d old rows", suite.oldRows), mainStream,
                     main.groups(), suite.parallelism, suite.oldRows, false));
         }
         return runs;
@@ -151,39 +170,37 @@ public final class Bench {
             throws Exception {
         Queues queues = queues();
         Db.reset(DB);
+        PgStatements.install(DB);
         Path log = logs.resolve(slug(BenchSuite.CONCURRENT + " " + name) + ".log");
         Map<String, String> env = Service.env(DB, sqs.endpoint(), queues.name, queues.dlqName, options.httpPort(),
                 Map.of("TXINBOX_CONSUMERS_ORDERS_PARALLELISM", Integer.toString(parallelism)));
         try (Service service = Service.start(options.jar(), jfrOptions(jfr), env, log)) {
             service.awaitReady(Duration.ofMinutes(2));
-            OrderStream warm = warmUpStream(groups);
+            OrderStream warm = warmUpStream(suite.warmUp, groups);
             warmUp(queues, warm, service.child());
+            long messages = stream.oracle().messages();
+            PgStatements statements = PgStatements.start(DB, Db.SERVICE_ROLE);
             Snapshot before = snapshot(service.pid());
-            Map<String, Double> threadsBefore = Proc.threadCpuMillis(service.pid());
             ServiceCounters countersBefore = service.counters();
             Producer producer = new Producer(sqs.client(), queues.url, suite.producerThreads, rate);
             producer.send(stream);
             // The window ends the moment the run is quiescent, not after the settle that checks it stays so.
-            End end = new End();
+            End end = new End(statements, messages);
             if (!quiescence(queues, stream.oracle(), warm.oracle().events()).await(List.of(service), Bench::say,
                     () -> end.read(service))) {
                 end.read(service);
             }
-            Snapshot after = end.snapshot;
             ServiceCounters countersAfter = end.counters;
-            Map<String, Double> threadsAfter = end.threads;
             service.saveMetrics(logs.resolve(slug(BenchSuite.CONCURRENT + " " + name) + ".metrics"));
             long lastCommit = Db.queryLong(Db.url(DB), "select (extract(epoch from max(processed_at)) * 1000)::bigint"
                     + " from inbox_messages");
-            long messages = stream.oracle().messages();
-            Window window = new Window(messages, (lastCommit - producer.firstSendMillis()) / 1000.0, before, after,
+            Window window = new Window(messages, (lastCommit - producer.firstSendMillis()) / 1000.0, before, end.snapshot,
                     countersAfter.totalRequests() - countersBefore.totalRequests(),
-                    countersAfter.perCallSince(countersBefore, messages));
+                    countersAfter.perCallSince(countersBefore, messages), end.statements);
             double[] latency = latency();
             Verifier.Verdict verdict = Verifier.txinbox(Db.url(DB), stream.oracle(), sqs.depth(queues.dlqUrl));
-            RunResult result = result(name, "txinbox", BenchSuite.CONCURRENT, parallelism, groups, stream, 0, rate, window,
-                    service.child().peakRssMiB(), latency, verdict, perMessage(threadsBefore, threadsAfter, messages),
-                    null, log);
+            RunResult result = result(name, "txinbox", BenchSuite.CONCURRENT, parallelism, groups, stream,
+                    warm.oracle().messages(), 0, rate, window, service.child().peakRssMiB(), latency, verdict, null, log);
             sqs.deleteQueue(queues.url);
             sqs.deleteQueue(queues.dlqUrl);
             return print(result);
@@ -191,47 +208,50 @@ public final class Bench {
     }
 
     /**
-     * txinbox in the backlog mode: the whole stream in the queue (and {@code oldRows} old rows in the
-     * inbox) before the service starts; measured from the moment 20 % are done (found by polling the
-     * service's outcome counter, which costs PostgreSQL nothing) to the last.
+     * txinbox ({@code jar}) in the backlog mode: the warm-up stream and then the whole stream in the queue (and
+     * {@code oldRows} old rows in the inbox) before the service starts; measured from the moment the warm-up's
+     * count of messages is done to the moment the stream's is done too (found by polling the service's outcome
+     * counter, which costs PostgreSQL nothing).
      */
-    RunResult txinboxBacklog(String name, OrderStream stream, int groups, int parallelism, long oldRows, boolean jfr)
-            throws Exception {
+    RunResult txinboxBacklog(Path jar, String name, OrderStream stream, int groups, int parallelism, long oldRows,
+            boolean jfr) throws Exception {
         Queues queues = queues();
         Db.reset(DB);
+        PgStatements.install(DB);
         String slug = slug(BenchSuite.BACKLOG + " " + name);
         Map<String, String> settings = Map.of("TXINBOX_CONSUMERS_ORDERS_PARALLELISM", Integer.toString(parallelism));
         OldRows.Load load = null;
         if (oldRows > 0) {
-            migrate(settings, logs.resolve(slug + "-migrate.log"));
+            migrate(jar, settings, logs.resolve(slug + "-migrate.log"));
             load = OldRows.load(Db.url(DB), oldRows);
             System.out.printf("    %,d old rows: insert %.1f s, vacuum analyze %.1f s, with the checkpoint %.1f s;"
                     + " inbox %.0f MiB%n", oldRows, load.insertSeconds(), load.vacuumSeconds(), load.totalSeconds(),
                     load.tableBytes() / 1048576.0);
         }
-        fill(queues, stream);
+        OrderStream warm = backlogWarmUp(groups);
+        fill(queues, warm, stream);
         Path log = logs.resolve(slug + ".log");
         Map<String, String> env = Service.env(DB, sqs.endpoint(), queues.name, queues.dlqName, options.httpPort(),
                 settings);
-        try (Service service = Service.start(options.jar(), jfrOptions(jfr), env, log)) {
-            long messages = stream.oracle().messages();
-            Reading from = awaitDone(service, windowStart(messages), false);
+        try (Service service = Service.start(jar, jfrOptions(jfr), env, log)) {
+            long warmUp = messages(warm);
+            Reading from = awaitDone(service, warmUp, false);
+            PgStatements statements = PgStatements.start(DB, Db.SERVICE_ROLE);
             Snapshot before = snapshot(service.pid());
-            Map<String, Double> threadsBefore = Proc.threadCpuMillis(service.pid());
-            Reading to = awaitDone(service, messages, true);
+            Reading to = awaitDone(service, warmUp + stream.oracle().messages(), true);
             Snapshot after = snapshot(service.pid());
-            Map<String, Double> threadsAfter = Proc.threadCpuMillis(service.pid());
-            service.saveMetrics(logs.resolve(slug + ".metrics"));
             long measured = to.counters.done() - from.counters.done();
+            PgStatements.Count counted = statements.end(measured);
+            service.saveMetrics(logs.resolve(slug + ".metrics"));
             Window window = new Window(measured, (to.atMillis - from.atMillis) / 1000.0, before, after,
                     to.counters.totalRequests() - from.counters.totalRequests(),
-                    to.counters.perCallSince(from.counters, measured));
+                    to.counters.perCallSince(from.counters, measured), counted);
             // Outside the window: every event in the inbox and every poison message in the DLQ, as the oracle wants.
-            quiescence(queues, stream.oracle(), oldRows).await(List.of(service), Bench::say);
+            // The warm-up's events are PROCESSED besides the stream's, as are the old rows; it has no poison.
+            quiescence(queues, stream.oracle(), oldRows + events(warm)).await(List.of(service), Bench::say);
             Verifier.Verdict verdict = Verifier.txinbox(Db.url(DB), stream.oracle(), sqs.depth(queues.dlqUrl));
-            RunResult result = result(name, "txinbox", BenchSuite.BACKLOG, parallelism, groups, stream, oldRows, 0, window,
-                    service.child().peakRssMiB(), null, verdict, perMessage(threadsBefore, threadsAfter, measured),
-                    load, log);
+            RunResult result = result(name, "txinbox", BenchSuite.BACKLOG, parallelism, groups, stream, warmUp, oldRows,
+                    0, window, service.child().peakRssMiB(), null, verdict, load, log);
             sqs.deleteQueue(queues.url);
             sqs.deleteQueue(queues.dlqUrl);
             return print(result);
@@ -242,11 +262,11 @@ public final class Bench {
      * Starts the service once against queues of its own, so that its Flyway creates the schema the old rows
      * go into; it consumes nothing, and no receive of it can take a message of the run's queue.
      */
-    private void migrate(Map<String, String> settings, Path log) throws Exception {
+    private void migrate(Path jar, Map<String, String> settings, Path log) throws Exception {
         Queues scratch = queues();
         Map<String, String> env = Service.env(DB, sqs.endpoint(), scratch.name, scratch.dlqName, options.httpPort(),
                 settings);
-        try (Service service = Service.start(options.jar(), List.of(), env, log)) {
+        try (Service service = Service.start(jar, List.of(), env, log)) {
             service.awaitReady(Duration.ofMinutes(2));
         }
         sqs.deleteQueue(scratch.url);
@@ -255,14 +275,15 @@ public final class Bench {
 
     RunResult drain(String mode, String name, OrderStream stream, int groups) throws Exception {
         int pollers = Math.min(8, groups);
-        return baseline(mode, name, "drain", Drain.class, pollers, stream, groups,
+        return baseline(mode, name, "drain", Drain.class, pollers, stream, groups, null,
                 queues -> List.of(queues.url, Integer.toString(pollers)),
                 () -> new Verifier.Verdict(0, 0, 0, 0, Map.of(), 0, List.of("no database: nothing to verify")));
     }
 
     RunResult naive(String mode, String name, OrderStream stream, int groups) throws Exception {
         Db.reset(NAIVE_DB);
-        return baseline(mode, name, "naive", Naive.class, 1, stream, groups,
+        PgStatements.install(NAIVE_DB);
+        return baseline(mode, name, "naive", Naive.class, 1, stream, groups, NAIVE_DB,
                 queues -> List.of(queues.url, Db.url(NAIVE_DB)),
                 () -> Verifier.naive(Db.url(NAIVE_DB), stream.oracle()));
     }
@@ -273,37 +294,43 @@ public final class Bench {
 
     /**
      * A baseline consumer in its own JVM: in the concurrent mode warmed up like the service, then sent the
-     * stream; in the backlog mode started on the full queue and measured from its progress line at 20 %.
-     * It exits once it has taken every message and reports its own CPU, SQS calls and last commit, since
-     * /proc has nothing left to read by then.
+     * stream; in the backlog mode started on the full queue (the same warm-up ahead of the stream as the
+     * service's) and measured from its progress line at the warm-up's count. It exits once it has taken every
+     * message and reports its own CPU (by thread too), SQS calls and last commit, since /proc has nothing left
+     * to read by then. {@code database}: where its statements are counted (null: it has none); it connects as
+     * the harness does, so they are counted by database alone, which the harness leaves alone meanwhile.
      */
     private RunResult baseline(String mode, String name, String consumer, Class<?> mainClass, int parallelism,
-            OrderStream stream, int groups, java.util.function.Function<Queues, List<String>> arguments,
+            OrderStream stream, int groups, String database, java.util.function.Function<Queues, List<String>> arguments,
             VerdictSource verdict) throws Exception {
         boolean backlog = mode.equals(BenchSuite.BACKLOG);
         Queues queues = queues();
         Path log = logs.resolve(slug(mode + " " + name) + ".log");
-        OrderStream warm = backlog ? null : warmUpStream(groups);
+        OrderStream warm = backlog ? backlogWarmUp(groups) : warmUpStream(suite.warmUp, groups);
         long messages = stream.oracle().messages();
-        long total = (warm == null ? 0 : warm.oracle().messages()) + messages;
+        long warmUp = messages(warm);
+        long total = warmUp + messages;
         List<String> args = new ArrayList<>(List.of(sqs.endpoint()));
         args.addAll(arguments.apply(queues));
         args.add(Long.toString(total));
         if (backlog) {
-            fill(queues, stream);
+            fill(queues, warm, stream);
         }
         try (Child child = Child.start(Child.java(mainClass.getName(), List.of("-Xmx256m"), args.toArray(String[]::new)),
                 Map.of(), log)) {
             Progress.Reader progress = new Progress.Reader(log);
             Progress.Mark from;
             Snapshot before;
+            PgStatements statements;
             if (backlog) {
-                from = awaitProgress(child, progress, windowStart(messages));
+                from = awaitProgress(child, progress, warmUp);
+                statements = database == null ? null : PgStatements.start(database, null);
                 // The consumer's own figures come with its line; the harness reads the rest as it sees it.
                 before = snapshot(child.pid()).withConsumer(from.cpuMillis());
             } else {
                 warmUp(queues, warm, child);
                 Progress.Mark warmedUp = progress.latest();
+                statements = database == null ? null : PgStatements.start(database, null);
                 before = snapshot(child.pid());
                 Producer producer = new Producer(sqs.client(), queues.url, suite.producerThreads, 0);
                 producer.send(stream);
@@ -312,12 +339,14 @@ public final class Bench {
                         warmedUp == null ? 0 : warmedUp.sqsRequests());
             }
             JsonNode summary = awaitSummary(child, log);
-            Snapshot after = snapshot(child.pid()).withConsumer(summary.get("cpuMillis").asDouble());
+            Snapshot after = snapshot(child.pid()).withConsumer(summary.get("cpuMillis").asDouble(),
+                    JSON.convertValue(summary.get("threadCpuMillis"), THREADS));
             long measured = summary.get("handled").asLong() - from.handled();
             Window window = new Window(measured, (summary.get("lastCommitMillis").asLong() - from.atMillis()) / 1000.0,
-                    before, after, summary.get("sqsRequests").asLong() - from.sqsRequests(), null);
-            RunResult result = result(name, consumer, mode, parallelism, groups, stream, 0, 0, window,
-                    child.peakRssMiB(), null, verdict.verdict(), Map.of(), null, log);
+                    before, after, summary.get("sqsRequests").asLong() - from.sqsRequests(), null,
+                    statements == null ? null : statements.end(measured));
+            RunResult result = result(name, consumer, mode, parallelism, groups, stream, warmUp, 0, 0, window,
+                    child.peakRssMiB(), null, verdict.verdict(), null, log);
             sqs.deleteQueue(queues.url);
             sqs.deleteQueue(queues.dlqUrl);
             return print(result);
@@ -326,33 +355,47 @@ public final class Bench {
 
     // ------------------------------------------------------------------ measuring
 
-    private record Snapshot(double consumer, double postgres, double broker, double producer, double machine) {
+    /** CPU at one moment, in milliseconds: the consumer (and by thread), PostgreSQL, the broker, the harness. */
+    private record Snapshot(double consumer, double postgres, double broker, double producer, double machine,
+            Map<String, Double> threads) {
+
+        /** What a baseline's progress line says of its own CPU, which its /proc entry says later. */
+        Snapshot withConsumer(double cpuMillis) {
+            return new Snapshot(cpuMillis, postgres, broker, producer, machine, threads);
+        }
 
         /** A baseline reports its own CPU as it exits; /proc has nothing left to read then. */
-        Snapshot withConsumer(double cpuMillis) {
-            return new Snapshot(cpuMillis, postgres, broker, producer, machine);
+        Snapshot withConsumer(double cpuMillis, Map<String, Double> threads) {
+            return new Snapshot(cpuMillis, postgres, broker, producer, machine, threads);
         }
     }
 
-    /** What was measured between two snapshots: messages, seconds, CPU, the consumer's SQS calls. */
+    /**
+     * What was measured between two snapshots: messages, seconds, CPU, the consumer's SQS calls and its
+     * statements in PostgreSQL (null: none to count).
+     */
     private record Window(long messages, double seconds, Snapshot before, Snapshot after, long sqsRequests,
-            Map<String, Map<String, Double>> sqsCalls) {
+            Map<String, Map<String, Double>> sqsCalls, PgStatements.Count statements) {
     }
 
     /** The service's counters as read at one moment. */
     private record Reading(ServiceCounters counters, long atMillis) {
     }
 
-    private static long windowStart(long messages) {
-        return (long) Math.ceil(messages * WINDOW_FROM);
-    }
-
-    /** Sends the whole stream before any consumer runs: the backlog a consumer meets after an outage. */
-    private void fill(Queues queues, OrderStream stream) throws InterruptedException {
-        Producer producer = new Producer(sqs.client(), queues.url, suite.producerThreads, 0);
-        producer.send(stream);
-        System.out.printf("    queue filled with %d messages in %.1f s%n", producer.sent(),
-                (producer.lastSendMillis() - producer.firstSendMillis()) / 1000.0);
+    /**
+     * Sends the warm-up (if any) and then the whole stream before any consumer runs: the backlog a consumer
+     * meets after an outage. Each group's warm-up messages are ahead of its stream messages.
+     */
+    private void fill(Queues queues, OrderStream warm, OrderStream stream) throws InterruptedException {
+        long started = System.currentTimeMillis();
+        long sent = 0;
+        for (OrderStream part : warm == null ? List.of(stream) : List.of(warm, stream)) {
+            Producer producer = new Producer(sqs.client(), queues.url, suite.producerThreads, 0);
+            producer.send(part);
+            sent += producer.sent();
+        }
+        System.out.printf("    queue filled with %d messages (%d of them warm-up) in %.1f s%n", sent, messages(warm),
+                (System.currentTimeMillis() - started) / 1000.0);
     }
 
     /**
@@ -419,14 +462,31 @@ public final class Bench {
     }
 
     /**
-     * Every consumer starts cold (a fresh JVM). In the concurrent mode a warm-up stream of other orders goes
-     * through it first, so that the measurement sees compiled code and warm connections, as a long-running
-     * pod does. (The backlog mode's warm-up is the first 20 % of its own stream.)
+     * Every consumer starts cold (a fresh JVM). A warm-up stream of other orders goes through it first, so
+     * that the measurement sees compiled code and warm connections, as a long-running pod does: in the
+     * concurrent mode before the stream is sent, in the backlog mode queued ahead of it. Its ids have their
+     * own prefix and it has no poison, so the oracle check of the stream leaves it out.
      */
-    private OrderStream warmUpStream(int groups) {
+    private OrderStream warmUpStream(int messages, int groups) {
         StreamSpec main = suite.spec(options);
-        return OrderStream.generate(new StreamSpec(suite.warmUp, groups, main.duplicateRate(), main.outOfOrderRate(),
+        return OrderStream.generate(new StreamSpec(messages, groups, main.duplicateRate(), main.outOfOrderRate(),
                 0, main.payloadBytes(), main.seed() + 1), WARM_UP);
+    }
+
+    /** The backlog mode's warm-up ({@code --backlog-warm-up}); null when it is 0. */
+    private OrderStream backlogWarmUp(int groups) {
+        if (suite.backlogWarmUp == 0) {
+            return null;
+        }
+        return backlogWarmUps.computeIfAbsent(groups, g -> warmUpStream(suite.backlogWarmUp, g));
+    }
+
+    private static long messages(OrderStream stream) {
+        return stream == null ? 0 : stream.oracle().messages();
+    }
+
+    private static long events(OrderStream stream) {
+        return stream == null ? 0 : stream.oracle().events();
     }
 
     private void warmUp(Queues queues, OrderStream warm, Child consumer) throws Exception {
@@ -443,24 +503,28 @@ public final class Bench {
 
     private Snapshot snapshot(long consumerPid) {
         return new Snapshot(Proc.cpuMillis(consumerPid), Proc.postgresCpuMillis(), Proc.cpuMillis(brokerPid),
-                Proc.ownCpuMillis(),
-                Proc.machineBusyMillis());
+                Proc.ownCpuMillis(), Proc.machineBusyMillis(), Proc.threadCpuMillis(consumerPid));
     }
 
     private RunResult result(String name, String consumer, String mode, int parallelism, int groups,
-            OrderStream stream, long oldRows, double rate, Window w, double rss, double[] latency,
-            Verifier.Verdict verdict, Map<String, Double> threads, OldRows.Load load, Path log) {
+            OrderStream stream, long warmUp, long oldRows, double rate, Window w, double rss, double[] latency,
+            Verifier.Verdict verdict, OldRows.Load load, Path log) {
         long messages = Math.max(1, w.messages);
         double seconds = Math.max(0.001, w.seconds);
         double consumerCpu = (w.after.consumer - w.before.consumer) / messages;
         double postgresCpu = (w.after.postgres - w.before.postgres) / messages;
         double brokerCpu = (w.after.broker - w.before.broker) / messages;
-        return new RunResult(name, consumer, mode, parallelism, groups, stream.oracle().messages(), oldRows,
-                w.messages, rate, seconds, w.messages / seconds, consumerCpu, postgresCpu, brokerCpu,
+        Double jit = w.after.threads.containsKey(JIT_THREADS)
+                ? (w.after.threads.get(JIT_THREADS) - w.before.threads.getOrDefault(JIT_THREADS, 0.0)) / messages
+                : null;
+        return new RunResult(name, consumer, mode, parallelism, groups, stream.oracle().messages(), warmUp, oldRows,
+                w.messages, rate, seconds, w.messages / seconds, consumerCpu, postgresCpu,
+                w.statements == null ? null : w.statements.perMessage(), brokerCpu,
                 consumerCpu + postgresCpu + brokerCpu, (w.after.producer - w.before.producer) / messages,
                 (double) w.sqsRequests / messages, w.sqsCalls, rss,
                 latency == null ? null : latency[0], latency == null ? null : latency[1],
-                latency == null ? null : latency[2], verdict, threads, load, results.relativize(log).toString());
+                latency == null ? null : latency[2], verdict, jit, perMessage(w.before.threads, w.after.threads, messages),
+                w.statements, load, results.relativize(log).toString());
     }
 
     /** A flight recording of the service, when asked for (the first txinbox run only). */
@@ -508,13 +572,25 @@ public final class Bench {
         if (!r.consumerThreadsCpuMs().isEmpty()) {
             System.out.println("    consumer CPU ms/msg by thread: " + r.consumerThreadsCpuMs());
         }
+        if (r.jitCpuMs() != null) {
+            System.out.printf("    JIT compiler threads: %.3f ms/msg of the consumer's %.3f (%.0f %%) after %d warm-up"
+                    + " messages%n", r.jitCpuMs(), r.consumerCpuMs(), 100 * r.jitCpuMs() / Math.max(1e-9, r.consumerCpuMs()),
+                    r.warmUpMessages());
+        }
         if (r.sqsCalls() != null) {
             System.out.println("    SQS calls: " + r.sqsCalls());
         }
-        System.out.printf("  %-22s %8d msgs %7.1f s %7.0f msg/s  cpu/msg: consumer %.3f ms, PostgreSQL %.3f ms,"
-                + " broker %.3f ms  SQS %.2f req/msg  rss %.0f MiB%s  %s%n", r.name(), r.measuredMessages(), r.seconds(),
-                r.throughput(), r.consumerCpuMs(), r.postgresCpuMs(), r.brokerCpuMs(), r.sqsRequestsPerMessage(),
-                r.peakRssMiB(),
+        if (r.pgStatements() != null) {
+            System.out.printf("    PostgreSQL statements: %d, %.2f per message%s; the most called, per message:%n",
+                    r.pgStatements().calls(), r.pgStatementsPerMessage(), r.pgStatements().deallocated() == 0 ? ""
+                            : " (SHORT: pg_stat_statements evicted " + r.pgStatements().deallocated() + " entries meanwhile)");
+            r.pgStatements().top().forEach(t -> System.out.printf("      %6.3f  %s%n", t.perMessage(), t.query()));
+        }
+        System.out.printf("  %-22s %8d msgs %7.1f s %7.0f msg/s  cpu/msg: consumer %.3f ms, PostgreSQL %.3f ms"
+                + " (%s statements/msg), broker %.3f ms  SQS %.2f req/msg  rss %.0f MiB%s  %s%n", r.name(),
+                r.measuredMessages(), r.seconds(), r.throughput(), r.consumerCpuMs(), r.postgresCpuMs(),
+                r.pgStatementsPerMessage() == null ? "no" : String.format("%.2f", r.pgStatementsPerMessage()),
+                r.brokerCpuMs(), r.sqsRequestsPerMessage(), r.peakRssMiB(),
                 r.latencyP99Ms() == null ? "" : String.format("  p50/p95/p99 %.0f/%.0f/%.0f ms", r.latencyP50Ms(),
                         r.latencyP95Ms(), r.latencyP99Ms()),
                 r.verdict().exactlyOnce() ? "exactly once" : "LOST " + r.verdict().lostEvents() + " DOUBLED "
@@ -545,14 +621,21 @@ public final class Bench {
 
     /** What the service had used when its run reached quiescence: the end of a concurrent window. */
     private final class End {
+        private final PgStatements started;
+        private final long messages;
         Snapshot snapshot;
         ServiceCounters counters;
-        Map<String, Double> threads;
+        PgStatements.Count statements;
 
-        void read(Service service) throws IOException, InterruptedException {
+        End(PgStatements started, long messages) {
+            this.started = started;
+            this.messages = messages;
+        }
+
+        void read(Service service) throws IOException, InterruptedException, SQLException {
             snapshot = snapshot(service.pid());
             counters = service.counters();
-            threads = Proc.threadCpuMillis(service.pid());
+            statements = started.end(messages);
         }
     }
 
@@ -567,13 +650,13 @@ public final class Bench {
         List<String> lines = Files.readAllLines(log);
         for (int i = lines.size() - 1; i >= 0; i--) {
             if (lines.get(i).startsWith("{")) {
-                return new ObjectMapper().readTree(lines.get(i));
+                return JSON.readTree(lines.get(i));
             }
         }
         throw new IllegalStateException("baseline ended without a summary (exit " + child.exitValue() + "); see " + log);
     }
 
-    private Map<String, Object> machine() {
+    Map<String, Object> machine() {
         Map<String, Object> machine = new LinkedHashMap<>();
         machine.put("cores", Runtime.getRuntime().availableProcessors());
         try {
@@ -589,7 +672,12 @@ public final class Bench {
         return machine;
     }
 
-    private static String slug(String name) {
+    @Override
+    public void close() {
+        sqs.close();
+    }
+
+    static String slug(String name) {
         return name.toLowerCase().replaceAll("[^a-z0-9]+", "-").replaceAll("(^-|-$)", "");
     }
 }

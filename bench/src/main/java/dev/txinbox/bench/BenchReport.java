@@ -17,7 +17,7 @@ final class BenchReport extends Report<BenchSuite> {
     private final List<RunResult> runs;
     private final Map<String, Object> machine;
 
-    BenchReport(Options<BenchSuite> options, StreamSpec spec, List<RunResult> runs, Map<String, Object> machine) {
+    BenchReport(Options<? extends BenchSuite> options, StreamSpec spec, List<RunResult> runs, Map<String, Object> machine) {
         super(options);
         this.spec = spec;
         this.runs = runs;
@@ -29,6 +29,8 @@ final class BenchReport extends Report<BenchSuite> {
         doc.put("size", options.size());
         doc.put("modes", options.suite().modes);
         doc.put("stream", spec);
+        doc.put("warmUp", Map.of(BenchSuite.CONCURRENT, options.suite().warmUp, BenchSuite.BACKLOG,
+                options.suite().backlogWarmUp));
         doc.put("machine", machine);
         doc.put("ratios", ratios());
         doc.put("runs", runs);
@@ -72,7 +74,7 @@ final class BenchReport extends Report<BenchSuite> {
         for (String mode : options.suite().modes) {
             List<RunResult> inMode = runs.stream().filter(r -> r.mode().equals(mode)).toList();
             if (mode.equals(BenchSuite.BACKLOG)) {
-                backlogTable(md, inMode);
+                backlogTable(md, inMode, options.suite().backlogWarmUp);
             } else {
                 concurrentTable(md, inMode);
             }
@@ -86,37 +88,55 @@ final class BenchReport extends Report<BenchSuite> {
 
     private static void concurrentTable(StringBuilder md, List<RunResult> runs) {
         md.append("\n**Concurrent** (the stream sent while the consumer runs, after a warm-up; first send to last commit)\n\n");
-        md.append("| run | consumer | workers | groups | messages | s | msg/s | consumer CPU ms/msg | PostgreSQL | broker"
-                + " | whole path | SQS req/msg | peak RSS MiB | latency p50/p95/p99 ms | oracle |\n");
-        md.append("|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|---|\n");
+        md.append("| run | consumer | workers | groups | messages | s | msg/s | consumer CPU ms/msg | of it JIT | PostgreSQL"
+                + " | pg statements/msg | broker | whole path | SQS req/msg | peak RSS MiB | latency p50/p95/p99 ms | oracle |\n");
+        md.append("|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|---|\n");
         for (RunResult r : runs) {
-            md.append(String.format("| %s%s | %s | %d | %d | %d | %.1f | %.0f | %.3f | %.3f | %.3f | %.3f | %.2f | %.0f"
-                    + " | %s | %s |%n",
+            md.append(String.format("| %s%s | %s | %d | %d | %d | %.1f | %.0f | %.3f | %s | %.3f | %s | %.3f | %.3f | %.2f"
+                    + " | %.0f | %s | %s |%n",
                     r.name(), r.paceRate() > 0 ? String.format(" (sent at %.0f/s)", r.paceRate()) : "", r.consumer(),
                     r.parallelism(), r.groups(), r.measuredMessages(), r.seconds(), r.throughput(), r.consumerCpuMs(),
-                    r.postgresCpuMs(), r.brokerCpuMs(), r.wholePathCpuMs(), r.sqsRequestsPerMessage(), r.peakRssMiB(),
+                    jit(r), r.postgresCpuMs(), statements(r), r.brokerCpuMs(), r.wholePathCpuMs(),
+                    r.sqsRequestsPerMessage(), r.peakRssMiB(),
                     r.latencyP99Ms() == null ? "" : String.format("%.0f / %.0f / %.0f", r.latencyP50Ms(), r.latencyP95Ms(),
                             r.latencyP99Ms()),
                     verdict(r)));
         }
     }
 
-    private static void backlogTable(StringBuilder md, List<RunResult> runs) {
-        md.append("\n**Backlog** (the whole stream queued before the consumer starts; measured from 20 % done to the last"
-                + " message)\n\n");
+    private static void backlogTable(StringBuilder md, List<RunResult> runs, int warmUp) {
+        md.append(String.format("%n**Backlog** (%s; measured from the warm-up's count done to the stream's)%n%n",
+                warmUp == 0 ? "the whole stream queued before the consumer starts, no warm-up"
+                        : String.format("a warm-up of %,d messages of other orders, then the whole stream, queued before"
+                                + " the consumer starts", warmUp)));
         md.append("| run | consumer | workers | groups | old inbox rows | messages measured | s | msg/s"
-                + " | consumer CPU ms/msg | PostgreSQL | broker | whole path | SQS req/msg | peak RSS MiB | oracle |\n");
-        md.append("|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|\n");
+                + " | consumer CPU ms/msg | of it JIT | PostgreSQL | pg statements/msg | broker | whole path | SQS req/msg"
+                + " | peak RSS MiB | oracle |\n");
+        md.append("|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|\n");
         for (RunResult r : runs) {
-            md.append(String.format("| %s | %s | %d | %d | %,d | %d of %d | %.1f | %.0f | %.3f | %.3f | %.3f | %.3f | %.2f"
-                    + " | %.0f | %s |%n",
+            md.append(String.format("| %s | %s | %d | %d | %,d | %d of %d | %.1f | %.0f | %.3f | %s | %.3f | %s | %.3f"
+                    + " | %.3f | %.2f | %.0f | %s |%n",
                     r.name(), r.consumer(), r.parallelism(), r.groups(), r.oldRows(), r.measuredMessages(), r.messages(),
-                    r.seconds(), r.throughput(), r.consumerCpuMs(), r.postgresCpuMs(), r.brokerCpuMs(),
-                    r.wholePathCpuMs(), r.sqsRequestsPerMessage(), r.peakRssMiB(), verdict(r)));
+                    r.seconds(), r.throughput(), r.consumerCpuMs(), jit(r), r.postgresCpuMs(), statements(r),
+                    r.brokerCpuMs(), r.wholePathCpuMs(), r.sqsRequestsPerMessage(), r.peakRssMiB(), verdict(r)));
         }
     }
 
-    private static String verdict(RunResult r) {
+    /** The JIT compiler threads' CPU per message, where the consumer's threads were read. */
+    static String jit(RunResult r) {
+        return r.jitCpuMs() == null ? "" : String.format("%.3f", r.jitCpuMs());
+    }
+
+    /** PostgreSQL statements per message; none for the drain ceiling, which has no database. */
+    static String statements(RunResult r) {
+        if (r.pgStatementsPerMessage() == null) {
+            return "n/a";
+        }
+        return String.format("%.2f%s", r.pgStatementsPerMessage(),
+                r.pgStatements().deallocated() == 0 ? "" : " (short: entries evicted)");
+    }
+
+    static String verdict(RunResult r) {
         if (r.consumer().equals("drain")) {
             return "n/a (no database)";
         }

@@ -10,9 +10,10 @@ import dev.txinbox.harness.StreamSpec;
 
 /**
  * bench/run's own options (docs/BENCHMARKS.md); the ones it shares with chaos/run are {@link Options}'.
- * {@code --quick} shrinks the curves, the warm-up, the paced run and the scale point.
+ * {@code --quick} shrinks the curves, both warm-ups, the paced run and the scale point. bench/ab's
+ * ({@link AbSuite}) are these, narrowed to its one kind of run.
  */
-public final class BenchSuite implements Options.Suite {
+public class BenchSuite implements Options.Suite {
 
     static final String CONCURRENT = "concurrent";
     static final String BACKLOG = "backlog";
@@ -24,6 +25,8 @@ public final class BenchSuite implements Options.Suite {
     int curveMessages = 20_000;
     int pacedSeconds = 30;
     int warmUp = 10_000;
+    /** Messages of other orders queued ahead of a backlog run's stream: the window opens once they are done. */
+    int backlogWarmUp = 50_000;
     int parallelism = 4; // the service's default
     List<Integer> parallelismCurve = List.of(1, 2, 4, 8);
     List<Integer> groupCurve = List.of(1, 10, 1000);
@@ -56,6 +59,7 @@ public final class BenchSuite implements Options.Suite {
         curveMessages = 3_000;
         pacedSeconds = 10;
         warmUp = 3_000;
+        backlogWarmUp = 5_000;
         oldRows = 200_000; // exercises the scale point's path; too small to say anything about scale
     }
 
@@ -79,6 +83,7 @@ public final class BenchSuite implements Options.Suite {
                 new Options.Option("--curve-messages", () -> curveMessages, v -> curveMessages = Integer.parseInt(v)),
                 new Options.Option("--paced-seconds", () -> pacedSeconds, v -> pacedSeconds = Integer.parseInt(v)),
                 new Options.Option("--warm-up", () -> warmUp, v -> warmUp = Integer.parseInt(v)),
+                new Options.Option("--backlog-warm-up", () -> backlogWarmUp, v -> backlogWarmUp = Integer.parseInt(v)),
                 new Options.Option("--parallelism", () -> parallelism, v -> parallelism = Integer.parseInt(v)),
                 new Options.Option("--parallelism-curve", () -> parallelismCurve, v -> parallelismCurve = ints(v)),
                 new Options.Option("--group-curve", () -> groupCurve, v -> groupCurve = ints(v)),
@@ -91,6 +96,12 @@ public final class BenchSuite implements Options.Suite {
 
     @Override
     public void complete(Options<?> options) {
+        if (warmUp < 1) {
+            throw new IllegalArgumentException("--warm-up takes 1 message or more, got " + warmUp);
+        }
+        if (backlogWarmUp < 0) {
+            throw new IllegalArgumentException("--backlog-warm-up takes 0 messages or more, got " + backlogWarmUp);
+        }
         jfr = options.flag(JFR);
         if (modes == null) {
             // The whole benchmark measures both ways; a chosen subset of runs is measured as it always was.
@@ -113,8 +124,18 @@ public final class BenchSuite implements Options.Suite {
         return options.stream(options.messages(), payloadBytes, options.seed());
     }
 
+    /** The modes measured, in order. */
+    public List<String> modes() {
+        return modes;
+    }
+
+    /** The runs chosen ({@code --runs}, and {@code scale} when {@code --old-rows} asks for it). */
+    public List<String> runs() {
+        return runs;
+    }
+
     /** Whether the backlog scale point (txinbox over {@link #oldRows} old inbox rows) runs. */
-    boolean scalePoint() {
+    public boolean scalePoint() {
         return modes.contains(BACKLOG) && runs.contains("scale") && oldRows > 0;
     }
 

@@ -2,9 +2,9 @@ package dev.txinbox.bench;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
 
-import dev.txinbox.harness.Proc;
 import dev.txinbox.harness.Sqs;
 import software.amazon.awssdk.services.sqs.model.Message;
 
@@ -51,7 +51,7 @@ public final class Drain {
                 thread.join();
             }
         }
-        System.out.println("{\"cpuMillis\":" + Proc.ownCpuMillis() + ",\"handled\":" + handled.get() + ",\"sqsRequests\":"
-                + requests.get() + ",\"lastCommitMillis\":" + lastDelete.get() + "}");
+        Progress.summary(Map.of("handled", handled.get(), "sqsRequests", requests.get(), "lastCommitMillis",
+                lastDelete.get()));
     }
 }

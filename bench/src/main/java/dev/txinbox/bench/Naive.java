@@ -6,13 +6,13 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
 import dev.txinbox.harness.Db;
-import dev.txinbox.harness.Proc;
 import dev.txinbox.harness.Sqs;
 import software.amazon.awssdk.services.sqs.model.Message;
 
@@ -22,7 +22,7 @@ import software.amazon.awssdk.services.sqs.model.Message;
  * apply; store the sequence), then one DeleteMessage. Sequential. It keeps the article's flaw: an event
  * that arrives before its predecessor is applied at once, and the predecessor is then dropped as stale.
  * Poison messages are deleted and counted (the article has no dead-letter path). It prints {@link Progress}
- * lines, so that a backlog run can tell when 20 % are done.
+ * lines, so that a backlog run can tell when its warm-up is done.
  * <p>
  * Usage: Naive endpoint queueUrl jdbcUrl expectedMessages
  */
@@ -75,8 +75,8 @@ public final class Naive {
                 }
             }
         }
-        System.out.println("{\"cpuMillis\":" + Proc.ownCpuMillis() + ",\"handled\":" + handled.get() + ",\"poison\":"
-                + poison + ",\"sqsRequests\":" + requests.get() + ",\"lastCommitMillis\":" + lastCommit + "}");
+        Progress.summary(Map.of("handled", handled.get(), "poison", poison, "sqsRequests", requests.get(),
+                "lastCommitMillis", lastCommit));
     }
 
     private static void process(Connection db, JsonNode event) throws SQLException {

@@ -4,14 +4,19 @@ import java.io.IOException;
 import java.io.RandomAccessFile;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
 
 import dev.txinbox.harness.Proc;
 
 /**
  * How a baseline consumer tells the harness how far it is: a line {@code progress <handled> <atMillis>
  * <cpuMillis> <sqsRequests>} on its output whenever something moved (at most every 50 ms). The harness
- * cannot read a baseline's counters otherwise, and a backlog run must know when 20 % are done. The line
+ * cannot read a baseline's counters otherwise, and a backlog run must know when its warm-up is done. The line
  * carries the consumer's own CPU and clock, so that count, time and CPU of the window's start agree
  * even though the harness reads the line a little later.
  */
@@ -49,6 +54,19 @@ public final class Progress {
         }, "progress");
         reporter.setDaemon(true);
         reporter.start();
+    }
+
+    /**
+     * Child side, as it exits: one JSON line with {@code fields}, its own CPU ({@code cpuMillis}) and its
+     * CPU by thread ({@code threadCpuMillis}, as {@link Proc#threadCpuMillis} groups it), which /proc no
+     * longer has once the process is gone.
+     */
+    public static void summary(Map<String, Object> fields) throws JsonProcessingException {
+        Map<String, Object> summary = new LinkedHashMap<>();
+        summary.put("cpuMillis", Proc.ownCpuMillis());
+        summary.putAll(fields);
+        summary.put("threadCpuMillis", Proc.threadCpuMillis(ProcessHandle.current().pid()));
+        System.out.println(new ObjectMapper().writeValueAsString(summary));
     }
 
     /** Harness side: follows a child's log and keeps its latest progress line. */

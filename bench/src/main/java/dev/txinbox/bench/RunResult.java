@@ -2,19 +2,26 @@ package dev.txinbox.bench;
 
 import java.util.Map;
 
+import dev.txinbox.harness.PgStatements;
 import dev.txinbox.harness.Verifier;
 
 /**
- * One measured run. {@code messages} is the stream (events, duplicates, poison); {@code measuredMessages}
- * those inside the measured window: all of them in the concurrent mode (first send to last commit), those
- * after the first 20 % in the backlog mode. Throughput and the CPU figures (milliseconds of CPU per
- * message, from /proc) are over that window; {@code sqsRequestsPerMessage} is the consumer's SQS calls
- * (not the producer's) per message in it, {@code sqsCalls} the service's by call.
+ * One measured run. {@code messages} is the stream (events, duplicates, poison); {@code warmUpMessages} the
+ * warm-up of other orders that went through the consumer first, outside the window; {@code measuredMessages}
+ * those inside the measured window: all of the stream in the concurrent mode (first send to last commit), in
+ * the backlog mode those done from the moment the warm-up's count was done to the moment the stream's was
+ * too. Throughput and the CPU figures (milliseconds of CPU per message, from /proc) are over that window;
+ * {@code jitCpuMs} is the share of the consumer's that its JIT compiler threads used (small once it is warm);
+ * {@code pgStatementsPerMessage} the statements PostgreSQL executed for the consumer (transaction control and
+ * savepoints included; {@code pgStatements} has the most called), null for the drain ceiling, which has no
+ * database; {@code sqsRequestsPerMessage} is the consumer's SQS calls (not the producer's) per message in
+ * it, {@code sqsCalls} the service's by call.
  */
 public record RunResult(String name, String consumer, String mode, int parallelism, int groups, long messages,
-        long oldRows, long measuredMessages, double paceRate, double seconds, double throughput, double consumerCpuMs,
-        double postgresCpuMs, double brokerCpuMs, double wholePathCpuMs, double producerCpuMs,
-        Double sqsRequestsPerMessage, Map<String, Map<String, Double>> sqsCalls, double peakRssMiB,
-        Double latencyP50Ms, Double latencyP95Ms, Double latencyP99Ms, Verifier.Verdict verdict,
-        Map<String, Double> consumerThreadsCpuMs, OldRows.Load oldRowsLoad, String log) {
+        long warmUpMessages, long oldRows, long measuredMessages, double paceRate, double seconds, double throughput,
+        double consumerCpuMs, double postgresCpuMs, Double pgStatementsPerMessage, double brokerCpuMs,
+        double wholePathCpuMs, double producerCpuMs, Double sqsRequestsPerMessage,
+        Map<String, Map<String, Double>> sqsCalls, double peakRssMiB, Double latencyP50Ms, Double latencyP95Ms,
+        Double latencyP99Ms, Verifier.Verdict verdict, Double jitCpuMs, Map<String, Double> consumerThreadsCpuMs,
+        PgStatements.Count pgStatements, OldRows.Load oldRowsLoad, String log) {
 }

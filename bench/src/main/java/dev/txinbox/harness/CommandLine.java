@@ -9,18 +9,24 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * A harness's command line: bare flags such as {@code --quick} and {@code --name=value} options, in
- * the order given, plus the command as a report shows it (without the paths its script passes).
+ * A harness's command line: bare flags such as {@code --quick}, {@code --name=value} options and, for a
+ * script that takes them (bench/ab's two builds), positional arguments, in the order given; plus the command
+ * as a report shows it (without the paths its script passes).
  */
-public record CommandLine(Set<String> flags, Map<String, String> options, String display) {
+public record CommandLine(Set<String> flags, Map<String, String> options, List<String> arguments, String display) {
 
-    public static CommandLine parse(String script, String[] args, Set<String> knownFlags, Set<String> hidden) {
+    /** {@code positionals}: how many bare words are arguments; any other bare word is refused. */
+    public static CommandLine parse(String script, String[] args, Set<String> knownFlags, Set<String> hidden,
+            int positionals) {
         Set<String> flags = new LinkedHashSet<>();
         Map<String, String> options = new LinkedHashMap<>();
+        List<String> arguments = new ArrayList<>();
         List<String> shown = new ArrayList<>(List.of(script));
         for (String arg : Arrays.asList(args)) {
             if (knownFlags.contains(arg)) {
                 flags.add(arg);
+            } else if (!arg.startsWith("--") && arguments.size() < positionals) {
+                arguments.add(arg);
             } else {
                 String[] kv = arg.split("=", 2);
                 if (kv.length != 2 || !kv[0].startsWith("--")) {
@@ -33,6 +39,6 @@ public record CommandLine(Set<String> flags, Map<String, String> options, String
             }
             shown.add(arg);
         }
-        return new CommandLine(flags, options, String.join(" ", shown));
+        return new CommandLine(flags, options, arguments, String.join(" ", shown));
     }
 }

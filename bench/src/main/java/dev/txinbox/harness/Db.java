@@ -10,6 +10,8 @@ import java.sql.Statement;
 public final class Db {
 
     public static final String SERVER = "jdbc:postgresql://127.0.0.1:5432/";
+    /** The role the service connects as (its application.properties); it owns the run's databases. */
+    public static final String SERVICE_ROLE = "txinbox";
 
     private Db() {
     }
@@ -28,7 +30,7 @@ public final class Db {
         try (Connection db = connect(url("postgres"));
                 Statement s = db.createStatement()) {
             s.execute("drop database if exists " + name + " with (force)");
-            s.execute("create database " + name + " owner txinbox");
+            s.execute("create database " + name + " owner " + SERVICE_ROLE);
         }
     }
 

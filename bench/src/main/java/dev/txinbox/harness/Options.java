@@ -56,6 +56,11 @@ public final class Options<S extends Options.Suite> {
             return Set.of();
         }
 
+        /** Names of the positional arguments the suite requires before its options (none but bench/ab's). */
+        default List<String> arguments() {
+            return List.of();
+        }
+
         /** Options its script passes itself (paths, a pid): the command a report shows leaves them out. */
         Set<String> fromScript();
 
@@ -97,7 +102,8 @@ public final class Options<S extends Options.Suite> {
     }
 
     public static <S extends Suite> Options<S> parse(S suite, String... args) {
-        Options<S> o = new Options<>(suite, CommandLine.parse(suite.script(), args, flags(suite), fromScript(suite)));
+        Options<S> o = new Options<>(suite, CommandLine.parse(suite.script(), args, flags(suite), fromScript(suite),
+                suite.arguments().size()));
         Map<String, Option> known = new LinkedHashMap<>();
         for (Option option : o.all()) {
             known.put(option.name(), option);
@@ -114,6 +120,11 @@ public final class Options<S extends Options.Suite> {
             }
         });
         if (!o.help()) {
+            if (o.line.arguments().size() != suite.arguments().size()) {
+                throw new IllegalArgumentException(suite.script() + " takes " + String.join(" and ", suite.arguments())
+                        + " before its options, got " + (o.line.arguments().isEmpty() ? "none"
+                                : String.join(" ", o.line.arguments())));
+            }
             suite.complete(o);
         }
         return o;
@@ -186,6 +197,7 @@ public final class Options<S extends Options.Suite> {
     /** Every option with the value this command line gives it, and the flags; where they are documented. */
     public String usage() {
         StringBuilder usage = new StringBuilder("usage: ").append(suite.script());
+        suite.arguments().forEach(a -> usage.append(" <").append(a).append('>'));
         flags().forEach(f -> usage.append(" [").append(f).append(']'));
         usage.append(" [--name=value ...]   (").append(suite.docs()).append(")\n");
         usage.append(quick ? "options, as a quick run takes them:\n" : "options, as a full run takes them:\n");
@@ -241,6 +253,11 @@ public final class Options<S extends Options.Suite> {
     /** Whether the command line gives {@code option} (as opposed to its default). */
     public boolean given(String option) {
         return line.options().containsKey(option);
+    }
+
+    /** The positional arguments, in order (as many as the suite names). */
+    public List<String> arguments() {
+        return line.arguments();
     }
 
     /** The command as a report shows it: the script and what was typed, without what the script passes. */

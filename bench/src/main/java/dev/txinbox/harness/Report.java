@@ -13,17 +13,22 @@ import com.fasterxml.jackson.databind.SerializationFeature;
 
 /**
  * A harness run's results, written once at its end: JSON for tools and markdown for the docs, as
- * {@code <out>/<size>-<yyyyMMdd-HHmm>.json} and {@code .md} (bench/results, chaos/results). Both start with
- * the command; what follows is the suite's.
+ * {@code <out>/<size>-<yyyyMMdd-HHmm>.json} and {@code .md} (bench/results, chaos/results; bench/ab's are
+ * {@code ab-<yyyyMMdd-HHmm>}). Both start with the command; what follows is the suite's.
  */
 public abstract class Report<S extends Options.Suite> {
 
     private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
 
-    protected final Options<S> options;
+    protected final Options<? extends S> options;
 
-    protected Report(Options<S> options) {
+    protected Report(Options<? extends S> options) {
         this.options = options;
+    }
+
+    /** What the files' names start with, before the time: the run's size unless a report says otherwise. */
+    protected String name() {
+        return options.size();
     }
 
     /** The suite's part of the JSON document, after {@code command}. */
@@ -49,8 +54,8 @@ public abstract class Report<S extends Options.Suite> {
     /** Writes both files, and prints the markdown and where they went. */
     public final void write() throws IOException {
         String stamp = LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmm"));
-        Path json = options.out().resolve(options.size() + "-" + stamp + ".json");
-        Path markdown = options.out().resolve(options.size() + "-" + stamp + ".md");
+        Path json = options.out().resolve(name() + "-" + stamp + ".json");
+        Path markdown = options.out().resolve(name() + "-" + stamp + ".md");
         String text = markdown();
         JSON.writeValue(json.toFile(), document());
         Files.writeString(markdown, text);

@@ -20,12 +20,13 @@ import java.util.regex.Pattern;
 
 import org.junit.jupiter.api.Test;
 
+import dev.txinbox.bench.AbSuite;
 import dev.txinbox.bench.BenchSuite;
 import dev.txinbox.chaos.ChaosSuite;
 
 /**
- * The command lines of bench/run and chaos/run against their docs: every documented option is taken and
- * nothing undocumented is, every example command of the docs parses (with what the script adds), every
+ * The command lines of bench/run, bench/ab and chaos/run against their docs: every documented option is taken
+ * and nothing undocumented is, every example command of the docs parses (with what the script adds), every
  * option's value reaches the option, and what is wrong is refused with a message naming it.
  */
 class OptionsTest {
@@ -33,6 +34,9 @@ class OptionsTest {
     /** What each script passes before the user's arguments. */
     private static final List<String> BENCH_SCRIPT = List.of("--endpoint=http://127.0.0.1:9334", "--broker-pid=4242",
             "--jar=target/quarkus-app/quarkus-run.jar");
+    private static final List<String> AB_SCRIPT = List.of("--endpoint=http://127.0.0.1:9334", "--broker-pid=4242",
+            "--jar=bench/target/ab/1111111/quarkus-app/quarkus-run.jar",
+            "--jar-b=bench/target/ab/2222222/quarkus-app/quarkus-run.jar", "--commit-a=1111111", "--commit-b=2222222");
     private static final List<String> CHAOS_SCRIPT = List.of("--jar=target/quarkus-app/quarkus-run.jar",
             "--elasticmq-classpath=/m2/elasticmq.jar:/m2/h2.jar");
 
@@ -48,11 +52,57 @@ class OptionsTest {
             Map.entry("--producer-threads", "2"), Map.entry("--endpoint", "http://127.0.0.1:1"),
             Map.entry("--broker-pid", "77"), Map.entry("--scenarios", "kill,sigterm"),
             Map.entry("--kill-messages", "600"), Map.entry("--kills", "2"), Map.entry("--rate", "50"),
-            Map.entry("--port", "9999"), Map.entry("--elasticmq-classpath", "/x.jar"));
+            Map.entry("--port", "9999"), Map.entry("--elasticmq-classpath", "/x.jar"),
+            Map.entry("--backlog-warm-up", "700"), Map.entry("--rounds", "2"), Map.entry("--jar-b", "b.jar"),
+            Map.entry("--commit-a", "abc1234"), Map.entry("--commit-b", "def5678"));
 
     @Test
     void benchTakesEveryDocumentedOptionAndNothingElse() throws IOException {
         assertDocumented(BenchSuite::new, "BENCHMARKS.md");
+    }
+
+    /**
+     * bench/ab takes bench/run's options but those its paragraph names after "except", and its own before
+     * that word.
+     */
+    @Test
+    void abTakesBenchsOptionsButThoseOfOtherRuns() throws IOException {
+        String paragraph = paragraph("BENCHMARKS.md", "`bench/ab` options (`--name=value`)");
+        int except = paragraph.indexOf("except");
+        assertTrue(except > 0, paragraph);
+        Set<String> own = names(paragraph.substring(0, except));
+        Set<String> excluded = names(paragraph.substring(except));
+        Set<String> bench = typed(Options.parse(new BenchSuite(), "--help"));
+        assertTrue(bench.containsAll(excluded), "bench/run takes every option bench/ab leaves out: " + excluded);
+        Set<String> expected = new TreeSet<>(bench);
+        expected.removeAll(excluded);
+        expected.addAll(own);
+        Options<AbSuite> ab = Options.parse(new AbSuite(), "--help");
+        assertEquals(expected, typed(ab), "BENCHMARKS.md's bench/ab paragraph against the parser");
+        for (String name : ab.names()) {
+            assertTrue(SAMPLES.containsKey(name), "no sample value for " + name);
+        }
+    }
+
+    @Test
+    void abParsesTheDocumentedCommands() throws IOException {
+        List<String> commands = examples("BENCHMARKS.md", "bench/ab");
+        assertTrue(commands.size() >= 2, "examples found: " + commands);
+        for (String command : commands) {
+            Options<AbSuite> o = parse(new AbSuite(), AB_SCRIPT, command);
+            assertEquals(command, o.command(), "the report shows the command without what the script passes");
+            assertEquals(2, o.arguments().size());
+        }
+        Options<AbSuite> ab = parse(new AbSuite(), AB_SCRIPT, "bench/ab HEAD~1 HEAD --rounds=1 --messages=5000"
+                + " --backlog-warm-up=2000");
+        assertEquals(List.of("HEAD~1", "HEAD"), ab.arguments());
+        // one run, whatever bench/run's defaults are: the backlog of txinbox, no scale point
+        shows(ab, "--rounds=1", "--messages=5000", "--backlog-warm-up=2000",
+                "--jar-b=bench/target/ab/2222222/quarkus-app/quarkus-run.jar");
+        assertEquals(List.of("backlog"), ab.suite().modes());
+        assertEquals(List.of("txinbox"), ab.suite().runs());
+        assertFalse(ab.suite().scalePoint());
+        shows(parse(new AbSuite(), AB_SCRIPT, "bench/ab a b --quick"), "--backlog-warm-up=5000", "--rounds=3");
     }
 
     @Test
@@ -81,7 +131,8 @@ class OptionsTest {
         shows(scale, "--runs=txinbox,scale"); // --old-rows asks for the scale point
         Options<BenchSuite> full = parse(new BenchSuite(), BENCH_SCRIPT, "bench/run");
         assertEquals("full", full.size());
-        shows(full, "--mode=concurrent,backlog");
+        shows(full, "--mode=concurrent,backlog", "--backlog-warm-up=50000");
+        shows(quick, "--backlog-warm-up=5000");
         assertEquals(Path.of("bench/results"), full.out());
     }
 
@@ -106,6 +157,9 @@ class OptionsTest {
     void everyValueReachesItsOption() {
         checkValues(BenchSuite::new, BENCH_SCRIPT);
         checkValues(ChaosSuite::new, CHAOS_SCRIPT);
+        List<String> abScript = new ArrayList<>(List.of("HEAD~1", "HEAD"));
+        abScript.addAll(AB_SCRIPT);
+        checkValues(AbSuite::new, abScript);
     }
 
     @Test
@@ -137,6 +191,19 @@ class OptionsTest {
         assertRefused("--scenarios takes some of kill,postgres,broker,two,slow,sigterm, got 'kil'", new ChaosSuite(),
                 "--scenarios=kil", "--elasticmq-classpath=x");
         assertRefused("--elasticmq-classpath is required (chaos/run passes it)", new ChaosSuite(), "--quick");
+        assertRefused("--backlog-warm-up takes 0 messages or more, got -1", new BenchSuite(), "--backlog-warm-up=-1");
+        String[] ab = AB_SCRIPT.toArray(String[]::new);
+        assertRefused("bench/ab takes revA and revB before its options, got HEAD", new AbSuite(),
+                join("HEAD", ab));
+        assertRefused("bench/ab takes revA and revB before its options, got none", new AbSuite(), ab);
+        assertRefused("expected one of [--quick, --help] or --name=value, got c", new AbSuite(),
+                join("a", join("b", join("c", ab))));
+        assertRefused("unknown option --mode (see docs/BENCHMARKS.md)", new AbSuite(),
+                join("a", join("b", join("--mode=concurrent", ab))));
+        assertRefused("expected one of [--quick, --help] or --name=value, got --jfr", new AbSuite(),
+                join("a", join("b", join("--jfr", ab))));
+        assertRefused("--rounds takes 1 or more, got 0", new AbSuite(), join("a", join("b", join("--rounds=0", ab))));
+        assertRefused("--jar-b is required (bench/ab passes it)", new AbSuite(), "a", "b");
     }
 
     @Test
@@ -150,6 +217,9 @@ class OptionsTest {
         assertTrue(usage.contains("--kills=4\n"), usage);
         assertTrue(usage.contains("(docs/RELIABILITY.md)"), usage);
         assertTrue(Options.parse(new BenchSuite(), "--help").usage().contains("--runs=txinbox,drain,naive"));
+        String ab = Options.parse(new AbSuite(), "--help").usage();
+        assertTrue(ab.startsWith("usage: bench/ab <revA> <revB> [--quick] [--help]"), ab);
+        assertTrue(ab.contains("\n  --rounds=3\n") && ab.contains("\n  --jar-b=   (bench/ab passes it)"), ab);
         assertFalse(Options.parse(new BenchSuite()).help());
     }
 
@@ -172,12 +242,20 @@ class OptionsTest {
 
     /** The options of a doc's "Options (`--name=value`): ..." paragraph. */
     private static Set<String> documented(String doc) throws IOException {
+        return names(paragraph(doc, "Options (`--name=value`):"));
+    }
+
+    /** The paragraph of {@code doc} that starts with {@code opening}, without it. */
+    private static String paragraph(String doc, String opening) throws IOException {
         String text = Files.readString(docs(doc));
-        int start = text.indexOf("Options (`--name=value`):");
-        assertTrue(start >= 0, doc + " has no options paragraph");
-        int end = text.indexOf("\n\n", start);
-        Matcher m = Pattern.compile("`(--[a-z-]+)").matcher(text.substring(start + "Options (`--name=value`):".length(),
-                end));
+        int start = text.indexOf(opening);
+        assertTrue(start >= 0, doc + " has no paragraph opening with " + opening);
+        return text.substring(start + opening.length(), text.indexOf("\n\n", start));
+    }
+
+    /** The options a text names: `--name`, as the docs quote them. */
+    private static Set<String> names(String text) {
+        Matcher m = Pattern.compile("`(--[a-z-]+)").matcher(text);
         Set<String> names = new TreeSet<>();
         while (m.find()) {
             names.add(m.group(1));
@@ -185,11 +263,27 @@ class OptionsTest {
         return names;
     }
 
-    /** The example commands of a doc's code blocks, comments cut off. */
+    /** What a user may type: options and flags, not what the script passes, nor --quick and --help. */
+    private static Set<String> typed(Options<?> options) {
+        Set<String> typed = new TreeSet<>(options.names());
+        typed.removeAll(options.fromScript());
+        typed.addAll(options.flags());
+        typed.removeAll(Set.of(Options.QUICK, Options.HELP));
+        return typed;
+    }
+
+    private static String[] join(String first, String[] rest) {
+        List<String> all = new ArrayList<>(List.of(first));
+        all.addAll(List.of(rest));
+        return all.toArray(String[]::new);
+    }
+
+    /** The example commands of a doc's code blocks (those of a list item indented), comments cut off. */
     private static List<String> examples(String doc, String script) throws IOException {
         List<String> commands = new ArrayList<>();
         boolean inCode = false;
-        for (String line : Files.readAllLines(docs(doc))) {
+        for (String untrimmed : Files.readAllLines(docs(doc))) {
+            String line = untrimmed.strip();
             if (line.startsWith("```")) {
                 inCode = !inCode;
             } else if (inCode && line.startsWith(script)) {

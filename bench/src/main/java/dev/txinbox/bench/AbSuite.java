@@ -1,0 +1,72 @@
+package dev.txinbox.bench;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+
+import dev.txinbox.harness.Options;
+
+/**
+ * bench/ab's command line (docs/BENCHMARKS.md): the two builds to compare, then bench/run's options for the
+ * one run it repeats (the backlog mode of txinbox, no old rows) and {@code --rounds}. The script builds the
+ * two jars and passes them, {@code --jar} A's and {@code --jar-b} B's, with the commits they were built from
+ * (empty for a quarkus-app directory given as it is).
+ */
+public final class AbSuite extends BenchSuite {
+
+    /** bench/run's options that choose other runs or belong to the concurrent mode: bench/ab has one run. */
+    static final Set<String> NOT_TAKEN = Set.of("--mode", "--runs", "--old-rows", "--warm-up", "--curve-messages",
+            "--paced-seconds", "--parallelism-curve", "--group-curve");
+    static final String JAR_B = "--jar-b";
+
+    int rounds = 3;
+    Path jarB;
+    String commitA = "";
+    String commitB = "";
+
+    @Override
+    public String script() {
+        return "bench/ab";
+    }
+
+    @Override
+    public List<String> arguments() {
+        return List.of("revA", "revB");
+    }
+
+    @Override
+    public Set<String> flags() {
+        return Set.of();
+    }
+
+    @Override
+    public Set<String> fromScript() {
+        return Set.of("--broker-pid", "--endpoint", JAR_B, "--commit-a", "--commit-b");
+    }
+
+    @Override
+    public List<Options.Option> options() {
+        List<Options.Option> options = new ArrayList<>(super.options().stream()
+                .filter(o -> !NOT_TAKEN.contains(o.name())).toList());
+        options.add(new Options.Option("--rounds", () -> rounds, v -> rounds = Integer.parseInt(v)));
+        options.add(new Options.Option(JAR_B, () -> jarB == null ? "" : jarB, v -> jarB = Path.of(v)));
+        options.add(new Options.Option("--commit-a", () -> commitA, v -> commitA = v));
+        options.add(new Options.Option("--commit-b", () -> commitB, v -> commitB = v));
+        return options;
+    }
+
+    @Override
+    public void complete(Options<?> options) {
+        super.complete(options);
+        if (rounds < 1) {
+            throw new IllegalArgumentException("--rounds takes 1 or more, got " + rounds);
+        }
+        if (jarB == null) {
+            throw new IllegalArgumentException(JAR_B + " is required (" + script() + " passes it)");
+        }
+        modes = List.of(BACKLOG);
+        runs = List.of("txinbox");
+        oldRows = 0;
+    }
+}
