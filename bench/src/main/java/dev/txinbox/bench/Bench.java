@@ -178,6 +178,7 @@ public final class Bench implements AutoCloseable {
             service.awaitReady(Duration.ofMinutes(2));
             OrderStream warm = warmUpStream(suite.warmUp, groups);
             warmUp(queues, warm, service.child());
+            Db.analyze(DB);
             long messages = stream.oracle().messages();
             PgStatements statements = PgStatements.start(DB, Db.SERVICE_ROLE);
             Snapshot before = snapshot(service.pid());
@@ -235,6 +236,8 @@ public final class Bench implements AutoCloseable {
                 settings);
         try (Service service = Service.start(jar, jfrOptions(jfr), env, log)) {
             long warmUp = messages(warm);
+            awaitDone(service, warmUp, false);
+            Db.analyze(DB);
             Reading from = awaitDone(service, warmUp, false);
             PgStatements statements = PgStatements.start(DB, Db.SERVICE_ROLE);
             Snapshot before = snapshot(service.pid());
@@ -323,12 +326,19 @@ public final class Bench implements AutoCloseable {
             Snapshot before;
             PgStatements statements;
             if (backlog) {
+                awaitProgress(child, progress, warmUp);
+                if (database != null) {
+                    Db.analyze(database);
+                }
                 from = awaitProgress(child, progress, warmUp);
                 statements = database == null ? null : PgStatements.start(database, null);
                 // The consumer's own figures come with its line; the harness reads the rest as it sees it.
                 before = snapshot(child.pid()).withConsumer(from.cpuMillis());
             } else {
                 warmUp(queues, warm, child);
+                if (database != null) {
+                    Db.analyze(database);
+                }
                 Progress.Mark warmedUp = progress.latest();
                 statements = database == null ? null : PgStatements.start(database, null);
                 before = snapshot(child.pid());
