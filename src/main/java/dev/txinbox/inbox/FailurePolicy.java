@@ -31,9 +31,43 @@ import dev.txinbox.config.TxinboxConfig;
 @ApplicationScoped
 public class FailurePolicy {
 
+    /** The four kinds of failure, as {@link #classify} tells them apart. */
+    public enum Kind {
+        PERMANENT,
+        OUTAGE,
+        CONTENTION,
+        TRANSIENT
+    }
+
     static final int MAX_ERROR_LENGTH = 2000;
     /** How long a message waits when the database is down: it is not the message's fault. */
     public static final Duration OUTAGE_DELAY = Duration.ofSeconds(5);
+
+    /** The kind of {@code failure}: an outage wins over everything (no attempt may count while the database is away). */
+    public Kind classify(Throwable failure) {
+        if (isOutage(failure)) {
+            return Kind.OUTAGE;
+        }
+        if (isContention(failure)) {
+            return Kind.CONTENTION;
+        }
+        return isPermanent(failure) ? Kind.PERMANENT : Kind.TRANSIENT;
+    }
+
+    /**
+     * Whether the database or the persistence layer raised {@code failure}. Inside a handler it may come from
+     * an earlier message's writes, which Hibernate flushed before the handler's query: it does not name its
+     * message for sure.
+     */
+    public boolean isDatabaseError(Throwable failure) {
+        for (Throwable t = failure; t != null; t = next(t)) {
+            if (t instanceof SQLException || t instanceof jakarta.persistence.PersistenceException
+                    || t instanceof org.hibernate.HibernateException) {
+                return true;
+            }
+        }
+        return false;
+    }
 
     public boolean isPermanent(Throwable failure) {
         for (Throwable t = failure; t != null; t = next(t)) {

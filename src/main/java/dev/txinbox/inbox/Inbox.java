@@ -8,40 +8,52 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicReference;
 
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Any;
 import jakarta.enterprise.inject.Instance;
+import jakarta.persistence.EntityManager;
 
 import org.jboss.logging.Logger;
 
 import dev.txinbox.config.TxinboxConfig;
+import dev.txinbox.ordering.ParkedRun;
 import dev.txinbox.ordering.StreamOrdering;
 import io.quarkus.narayana.jta.QuarkusTransaction;
 
 /**
- * The transactional inbox. A batch of messages runs in ONE transaction: every message is claimed,
- * ordered, handled and recorded, each under its own savepoint ({@link InboxBatch}), and the batch
- * commits once. A message that fails is rolled back alone; the transport may delete a message only after
+ * The transactional inbox. A batch of messages runs in ONE transaction with no savepoint: every message is
+ * claimed, ordered, handled and recorded ({@link InboxBatch}), and the batch commits once. When anything
+ * fails, the transaction rolls back and the batch runs again without what failed, as {@link FailureDecision}
+ * says; only the message at fault counts an attempt. The transport may delete a message only after
  * {@link #receive} returned an outcome that {@link Outcome#settlesMessage() settles} it.
  */
 @ApplicationScoped
 public class Inbox {
 
     private static final Logger LOG = Logger.getLogger(Inbox.class);
-    /** A deadlock or serialization failure reruns the batch at once; past this, its messages wait and come back. */
-    private static final int MAX_CONTENTION_RERUNS = 3;
+
+    /** Where a batch's time went: its passes' work, and the commit that ended the last one. */
+    public interface Timing {
+        Timing NONE = (work, commit) -> {
+        };
+
+        void batch(Duration work, Duration commit);
+    }
 
     private final Map<String, InboxHandler> handlers = new HashMap<>();
     private final EventParser parser;
     private final InboxRepository repository;
     private final StreamOrdering ordering;
     private final FailurePolicy failurePolicy;
-    private final Savepoints savepoints;
+    private final EntityManager entityManager;
+    private final List<PendingWrites> pendingWrites;
 
     public Inbox(@Any Instance<InboxHandler> handlers, EventParser parser, InboxRepository repository,
-            StreamOrdering ordering, FailurePolicy failurePolicy, Savepoints savepoints) {
+            StreamOrdering ordering, FailurePolicy failurePolicy, EntityManager entityManager,
+            @Any Instance<PendingWrites> pendingWrites) {
         for (InboxHandler handler : handlers) {
             InboxHandler previous = this.handlers.putIfAbsent(handler.consumer(), handler);
             if (previous != null) {
@@ -53,7 +65,8 @@ public class Inbox {
         this.repository = repository;
         this.ordering = ordering;
         this.failurePolicy = failurePolicy;
-        this.savepoints = savepoints;
+        this.entityManager = entityManager;
+        this.pendingWrites = pendingWrites.stream().toList();
     }
 
     public boolean hasConsumer(String consumer) {
@@ -65,6 +78,10 @@ public class Inbox {
         return receive(List.of(message), retry).get(0);
     }
 
+    public List<InboxResult> receive(List<IncomingMessage> messages, TxinboxConfig.Retry retry) {
+        return receive(messages, retry, Timing.NONE);
+    }
+
     /**
      * Runs a batch of one consumer's messages through the inbox, in receive order, in one transaction;
      * returns one result per message, in the same order. Never throws for a message's sake: failures come
@@ -73,7 +90,7 @@ public class Inbox {
      * not yet recorded as DEAD: the transport first copies the message to its dead-letter queue, then
      * calls {@link #recordDeadLetter}).
      */
-    public List<InboxResult> receive(List<IncomingMessage> messages, TxinboxConfig.Retry retry) {
+    public List<InboxResult> receive(List<IncomingMessage> messages, TxinboxConfig.Retry retry, Timing timing) {
         InboxResult[] results = new InboxResult[messages.size()];
         List<InboxBatch.Entry> entries = new ArrayList<>();
         InboxHandler handler = null;
@@ -90,49 +107,69 @@ public class Inbox {
             }
         }
         if (!entries.isEmpty()) {
-            run(handler, entries, results, retry);
+            run(handler, entries, results, retry, timing);
         }
         return Arrays.asList(results);
     }
 
     /**
-     * Runs the batch until it commits. A message that dooms the whole transaction (Hibernate marks it
-     * rollback-only when its own operation fails) is taken out and the rest run again; so is a parked
-     * event that does so while drained. A deadlock or serialization failure reruns the batch unchanged.
-     * The attempts of failed messages are recorded after the commit, each in a transaction of its own.
+     * Runs the batch until a pass commits. Each failed pass rolls back, and {@link FailureDecision} says how the
+     * batch goes on: without the message or parked event at fault, in the locating mode to find who is at fault,
+     * message by message, or back to the queue. The attempts of failed messages are recorded after the commit,
+     * each in a transaction of its own.
      */
-    private void run(InboxHandler handler, List<InboxBatch.Entry> entries, InboxResult[] results, TxinboxConfig.Retry retry) {
+    private void run(InboxHandler handler, List<InboxBatch.Entry> entries, InboxResult[] results,
+            TxinboxConfig.Retry retry, Timing timing) {
         Map<Integer, RuntimeException> failures = new LinkedHashMap<>();
-        Map<Long, String> poisonedParked = new HashMap<>();
+        Map<String, String> poisonedParked = new HashMap<>();
+        FailureDecision.Mode mode = FailureDecision.Mode.FAST;
         int contentions = 0;
+        int failedPasses = 0;
+        long started = System.nanoTime();
         while (true) {
-            InboxBatch batch = new InboxBatch(handler, entries, failures, poisonedParked, repository, ordering,
-                    parser, failurePolicy, savepoints);
+            InboxBatch batch = new InboxBatch(mode, handler, entries, failures, poisonedParked, repository, ordering,
+                    parser, entityManager, pendingWrites);
+            long[] worked = new long[1];
+            InboxBatch.Failed failed;
             try {
-                QuarkusTransaction.requiringNew().run(batch::run);
+                QuarkusTransaction.requiringNew().run(() -> {
+                    batch.run();
+                    worked[0] = System.nanoTime();
+                });
+                long committed = System.nanoTime();
+                timing.batch(Duration.ofNanos(worked[0] - started), Duration.ofNanos(committed - worked[0]));
                 batch.results().forEach((index, result) -> results[index] = result);
-                failures.putAll(batch.failures());
                 break;
-            } catch (InboxBatch.Doomed doomed) {
-                if (failurePolicy.isOutage(doomed.getCause())) {
-                    // Not the message's fault: every message waits for the database, none is singled out.
-                    batchFailed(handler, entries, failures, results, retry, (RuntimeException) doomed.getCause());
+            } catch (InboxBatch.Failed e) {
+                failed = e;
+            } catch (RuntimeException e) {
+                failed = new InboxBatch.Failed(FailureDecision.Place.BATCH, -1, null, e);
+            }
+            Throwable cause = failed.getCause();
+            FailureDecision.Rerun rerun = FailureDecision.afterFailedPass(failurePolicy.classify(cause),
+                    failurePolicy.isDatabaseError(cause), failed.place(), mode, entries.size(), contentions, failedPasses);
+            LOG.debugf("consumer %s: a pass of %d messages failed at %s (%s): %s", handler.consumer(), entries.size(),
+                    failed.place(), failurePolicy.describe(cause), rerun);
+            switch (rerun) {
+                case AGAIN -> contentions++;
+                case LOCATE -> mode = FailureDecision.Mode.LOCATING;
+                case WITHOUT_MESSAGE -> {
+                    failedPasses++;
+                    int index = failed.place() == FailureDecision.Place.BATCH ? entries.get(0).index() : failed.index();
+                    failures.put(index, (RuntimeException) cause);
+                }
+                case WITHOUT_PARKED -> {
+                    failedPasses++;
+                    poisonedParked.put(failed.parkedEvent(), failurePolicy.describe(cause));
+                }
+                case ONE_BY_ONE -> {
+                    oneByOne(handler, entries, failures, results, retry);
                     return;
                 }
-                if (failurePolicy.isContention(doomed.getCause()) && ++contentions <= MAX_CONTENTION_RERUNS) {
-                    LOG.debugf("batch of %d met another transaction (%s); running it again", entries.size(),
-                            failurePolicy.describe(doomed.getCause()));
-                } else if (doomed.parkedId() != null) {
-                    poisonedParked.put(doomed.parkedId(), failurePolicy.describe(doomed.getCause()));
-                } else {
-                    failures.put(doomed.index(), (RuntimeException) doomed.getCause());
+                case WAIT_FOR_DATABASE, SEND_BACK -> {
+                    sendBack(entries, failures, results, retry, cause, rerun);
+                    return;
                 }
-            } catch (RuntimeException e) {
-                if (failurePolicy.isContention(e) && ++contentions <= MAX_CONTENTION_RERUNS) {
-                    continue;
-                }
-                batchFailed(handler, entries, failures, results, retry, e);
-                return;
             }
         }
         for (InboxBatch.Entry entry : entries) {
@@ -141,42 +178,51 @@ public class Inbox {
                 results[entry.index()] = failed(entry.message(), entry.event(), failure, retry);
             }
         }
+        for (InboxResult result : results) {
+            if (result != null && result.outcome() == Outcome.CONFLICT) {
+                // After the commit: a pass that was rolled back and run again would say it twice.
+                LOG.warnf("conflict for consumer %s: %s; the recorded entry is kept", handler.consumer(), result.detail());
+            }
+        }
+    }
+
+    /** Every message of the batch back to the queue, counting nothing (the messages already at fault aside). */
+    private void sendBack(List<InboxBatch.Entry> entries, Map<Integer, RuntimeException> failures,
+            InboxResult[] results, TxinboxConfig.Retry retry, Throwable cause, FailureDecision.Rerun rerun) {
+        String error = failurePolicy.describe(cause);
+        for (InboxBatch.Entry entry : entries) {
+            RuntimeException failure = failures.get(entry.index());
+            results[entry.index()] = failure != null ? failed(entry.message(), entry.event(), failure, retry)
+                    : rerun == FailureDecision.Rerun.WAIT_FOR_DATABASE
+                            ? InboxResult.outage(entry.event().eventId(), error, FailurePolicy.OUTAGE_DELAY)
+                            : InboxResult.retry(entry.event().eventId(), error, 0, FailurePolicy.OUTAGE_DELAY);
+        }
     }
 
     /**
-     * The batch as a whole failed (the claim, the stream locks or the commit). An outage or lasting
-     * contention sends every message back, counting nothing; anything else runs the messages one by one, so
-     * that the one at fault is found and only it counts an attempt.
+     * Each message in a transaction of its own, in order, so that only the one at fault counts an attempt; the
+     * later messages of a failed one's group are held back.
      */
-    private void batchFailed(InboxHandler handler, List<InboxBatch.Entry> entries,
-            Map<Integer, RuntimeException> failures, InboxResult[] results, TxinboxConfig.Retry retry, RuntimeException e) {
-        String error = failurePolicy.describe(e);
-        if (failurePolicy.isOutage(e) || failurePolicy.isContention(e) || entries.size() == 1) {
-            for (InboxBatch.Entry entry : entries) {
-                results[entry.index()] = failurePolicy.isOutage(e)
-                        ? InboxResult.outage(entry.event().eventId(), error, FailurePolicy.OUTAGE_DELAY)
-                        : failurePolicy.isContention(e)
-                                ? InboxResult.retry(entry.event().eventId(), error, 0, FailurePolicy.OUTAGE_DELAY)
-                                : failed(entry.message(), entry.event(), e, retry);
-            }
-            return;
-        }
-        LOG.debugf("batch of %d failed as a whole (%s); running its messages one by one", entries.size(), error);
-        Map<String, String> failedGroups = new HashMap<>();
+    private void oneByOne(InboxHandler handler, List<InboxBatch.Entry> entries, Map<Integer, RuntimeException> failures,
+            InboxResult[] results, TxinboxConfig.Retry retry) {
+        LOG.debugf("consumer %s: running a batch of %d messages one by one", handler.consumer(), entries.size());
+        HeldGroups held = new HeldGroups();
         for (InboxBatch.Entry entry : entries) {
-            String group = entry.message().source().groupId();
-            if (failures.containsKey(entry.index()) || (group != null && failedGroups.containsKey(group))) {
-                results[entry.index()] = failures.containsKey(entry.index())
-                        ? failed(entry.message(), entry.event(), failures.get(entry.index()), retry)
-                        : InboxResult.heldBack(entry.event().eventId(), "held back behind " + failedGroups.get(group));
+            if (held.holds(entry.group())) {
+                results[entry.index()] = held.heldBack(entry.event().eventId(), entry.group());
                 continue;
             }
-            InboxResult[] alone = new InboxResult[1];
-            run(handler, List.of(new InboxBatch.Entry(0, entry.message(), entry.event())), alone, retry);
-            results[entry.index()] = alone[0];
-            boolean failed = alone[0].outcome() == Outcome.RETRIED || alone[0].outcome() == Outcome.DEAD_LETTERED;
-            if (group != null && failed) {
-                failedGroups.put(group, "failed message " + entry.message().source().messageId());
+            RuntimeException failure = failures.get(entry.index());
+            if (failure != null) {
+                results[entry.index()] = failed(entry.message(), entry.event(), failure, retry);
+            } else {
+                InboxResult[] alone = new InboxResult[1];
+                run(handler, List.of(new InboxBatch.Entry(0, entry.message(), entry.event())), alone, retry, Timing.NONE);
+                results[entry.index()] = alone[0];
+            }
+            Outcome outcome = results[entry.index()].outcome();
+            if (outcome == Outcome.RETRIED || outcome == Outcome.DEAD_LETTERED) {
+                held.hold(entry.group(), InboxBatch.describe(entry));
             }
         }
     }
@@ -185,11 +231,19 @@ public class Inbox {
     private InboxResult failed(IncomingMessage message, InboxEvent event, RuntimeException failure,
             TxinboxConfig.Retry retry) {
         String error = failurePolicy.describe(failure);
-        if (failurePolicy.isPermanent(failure)) {
-            return InboxResult.of(Outcome.DEAD_LETTERED, event.eventId(), error);
-        }
-        if (failurePolicy.isOutage(failure)) {
-            return InboxResult.outage(event.eventId(), error, FailurePolicy.OUTAGE_DELAY);
+        switch (FailureDecision.ofFailedMessage(failurePolicy.classify(failure))) {
+            case DEAD_LETTER -> {
+                return InboxResult.of(Outcome.DEAD_LETTERED, event.eventId(), error);
+            }
+            case WAIT_FOR_DATABASE -> {
+                return InboxResult.outage(event.eventId(), error, FailurePolicy.OUTAGE_DELAY);
+            }
+            case RETRY_UNCOUNTED -> {
+                return InboxResult.retry(event.eventId(), error, 0, FailurePolicy.OUTAGE_DELAY);
+            }
+            default -> {
+                // RECORD_ATTEMPT, below
+            }
         }
         AtomicReference<Duration> delay = new AtomicReference<>();
         Optional<Integer> attempts;
@@ -198,22 +252,18 @@ public class Inbox {
                     attempt -> delay.updateAndGet(d -> failurePolicy.retryDelay(attempt, retry))));
         } catch (RuntimeException e) {
             String both = error + "; recording the attempt failed too: " + failurePolicy.describe(e);
-            if (failurePolicy.isOutage(e)) {
-                return InboxResult.outage(event.eventId(), both, FailurePolicy.OUTAGE_DELAY);
-            }
-            if (failurePolicy.isPermanent(e)) {
-                return InboxResult.of(Outcome.DEAD_LETTERED, event.eventId(), both);
-            }
-            // Neither the message's fault nor an outage: try again later, counting nothing, pausing nobody.
-            return InboxResult.retry(event.eventId(), both, 0, FailurePolicy.OUTAGE_DELAY);
+            return switch (FailureDecision.whenRecordingFailed(failurePolicy.classify(e))) {
+                case WAIT_FOR_DATABASE -> InboxResult.outage(event.eventId(), both, FailurePolicy.OUTAGE_DELAY);
+                case DEAD_LETTER -> InboxResult.of(Outcome.DEAD_LETTERED, event.eventId(), both);
+                default -> InboxResult.retry(event.eventId(), both, 0, FailurePolicy.OUTAGE_DELAY);
+            };
         }
         if (attempts.isEmpty()) {
             return InboxResult.of(Outcome.DUPLICATE, event.eventId(), "processed by another delivery meanwhile");
         }
-        if (failurePolicy.exhausted(attempts.get(), retry)) {
-            return InboxResult.deadLettered(event.eventId(), error, attempts.get());
-        }
-        return InboxResult.retry(event.eventId(), error, attempts.get(), delay.get());
+        return FailureDecision.afterAttempt(attempts.get(), retry.maxAttempts()) == FailureDecision.Fate.DEAD_LETTER
+                ? InboxResult.deadLettered(event.eventId(), error, attempts.get())
+                : InboxResult.retry(event.eventId(), error, attempts.get(), delay.get());
     }
 
     /**
@@ -229,14 +279,54 @@ public class Inbox {
     }
 
     /**
-     * Gives up waiting for the missing events of a stream: accepts its lowest parked sequence as the
-     * next one, as if the gap before it had been filled, and drains from there, in one transaction.
-     * Empty when the stream has nothing parked.
+     * Gives up waiting for the missing events of a stream: accepts its lowest parked sequence as the next
+     * one, as if the gap before it had been filled, and drains from there, in one transaction. A parked event
+     * that fails stays parked with its error, and the stream waits at it. Empty when the stream has nothing
+     * parked.
      */
     public Optional<StreamOrdering.GapRelease> releaseGap(String consumer, String aggregateId) {
         InboxHandler handler = handler(consumer);
-        return QuarkusTransaction.requiringNew().call(() -> ordering.releaseGap(consumer, aggregateId,
-                InboxBatch.parkedApplier(handler, Map.of(), parser, failurePolicy, savepoints)));
+        Map<String, String> poisoned = new HashMap<>();
+        while (true) {
+            try {
+                return QuarkusTransaction.requiringNew().call(() -> releaseGap(handler, aggregateId, poisoned));
+            } catch (InboxBatch.Failed failed) {
+                if (failed.place() != FailureDecision.Place.PARKED || poisoned.containsKey(failed.parkedEvent())) {
+                    throw (RuntimeException) failed.getCause();
+                }
+                poisoned.put(failed.parkedEvent(), failurePolicy.describe(failed.getCause()));
+            }
+        }
+    }
+
+    private Optional<StreamOrdering.GapRelease> releaseGap(InboxHandler handler, String aggregateId,
+            Map<String, String> poisoned) {
+        String consumer = handler.consumer();
+        long last = ordering.lock(consumer, Set.of(aggregateId)).get(aggregateId);
+        Optional<Long> next = ordering.lowestParkedAfter(consumer, aggregateId, last);
+        if (next.isEmpty()) {
+            return Optional.empty();
+        }
+        RowStates states = new RowStates();
+        ParkedRun.Drained drained = ordering.parkedRun(consumer, aggregateId).drain(next.get() - 1, parked -> {
+            String poison = poisoned.get(parked.messageId());
+            return poison != null ? new ParkedRun.Applied(ParkedRun.Applied.Kind.FAILED, poison)
+                    : InboxBatch.applyParked(handler, parser, parked, null,
+                            () -> InboxBatch.flush(entityManager, pendingWrites));
+        });
+        for (ParkedRun.Settled settled : drained.settled()) {
+            ParkedRun.Applied applied = settled.applied();
+            long id = settled.parked().id();
+            switch (applied.kind()) {
+                case APPLIED -> states.finish(id, InboxStatus.PROCESSED, null);
+                case REJECTED -> states.finish(id, InboxStatus.REJECTED, applied.detail());
+                case STALE -> states.finish(id, InboxStatus.STALE, applied.detail());
+                case FAILED -> states.failedParked(id, applied.detail());
+            }
+        }
+        repository.write(states.all());
+        ordering.advance(consumer, Map.of(aggregateId, drained.reached()));
+        return Optional.of(new StreamOrdering.GapRelease(last, last + 1, next.get() - 1, drained.reached()));
     }
 
     /**

@@ -8,25 +8,32 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
+import jakarta.persistence.EntityManager;
+
 import org.jboss.logging.Logger;
 
+import dev.txinbox.inbox.FailureDecision.Mode;
+import dev.txinbox.inbox.FailureDecision.Place;
+import dev.txinbox.ordering.OrderingRule;
+import dev.txinbox.ordering.ParkedRun;
+import dev.txinbox.ordering.ParkedRun.Applied;
+import dev.txinbox.ordering.ParkedRun.Parked;
 import dev.txinbox.ordering.StreamOrdering;
-import dev.txinbox.ordering.StreamOrdering.Applied;
 
 /**
- * One pass of a batch through the inbox, inside the batch's transaction:
+ * One pass of a batch through the inbox, inside the batch's transaction, with no savepoint:
  * <ol>
- * <li>claim every new event id in one statement, and lock every stream the batch touches in one
- * statement, both in a fixed order, so that concurrent batches never deadlock on them;</li>
- * <li>then, message by message in receive order, each under its own savepoint: the claim of an id seen
- * before (duplicate, conflict, or takeover of a FAILED/DEAD row), the ordering rule, the handler, the
- * drain of parked successors (each under a savepoint of its own), the outcome;</li>
- * <li>a message that throws is rolled back to its savepoint and its claim given back; the later messages
- * of its group in the batch are held back unprocessed, so that none overtakes it;</li>
- * <li>the streams' new positions in one statement.</li>
+ * <li>claim every new event id in one statement, look up the ids seen before in one more, lock every stream
+ * the batch touches in one statement (claims and locks in a fixed order, so that concurrent batches never
+ * deadlock on them), and let the handler load what the batch needs ({@link InboxHandler#prefetch});</li>
+ * <li>then, message by message in receive order: duplicate or conflict, the ordering rule, the handler, the
+ * drain of parked successors; each outcome and each row's state is kept in memory;</li>
+ * <li>the handlers' writes are flushed once ({@link Mode#FAST}), the rows' states written in one statement,
+ * the streams' new positions in one more.</li>
  * </ol>
- * A failure the savepoint cannot contain (the transaction is doomed) ends the pass with {@link Doomed},
- * naming the message or parked event at fault: the inbox runs the batch again without it.
+ * Anything that throws ends the pass with {@link Failed}, naming where it happened; the transaction rolls back
+ * and {@link Inbox} decides how the batch goes on ({@link FailureDecision}). Messages that failed in an earlier
+ * pass of the batch take no part: their groups' later messages are held back.
  */
 final class InboxBatch {
 
@@ -40,200 +47,295 @@ final class InboxBatch {
         }
     }
 
-    /** The transaction cannot go on: {@link #index} (or parked row {@link #parkedId}) caused it. */
-    static final class Doomed extends RuntimeException {
+    /** The pass failed at {@link #place}: in message {@link #index}, or applying parked event {@link #parkedEvent}. */
+    static final class Failed extends RuntimeException {
 
+        private final Place place;
         private final int index;
-        private final Long parkedId;
+        private final String parkedEvent;
 
-        Doomed(int index, Long parkedId, RuntimeException cause) {
+        Failed(Place place, int index, String parkedEvent, Throwable cause) {
             super(cause.getMessage(), cause, false, false);
+            this.place = place;
             this.index = index;
-            this.parkedId = parkedId;
+            this.parkedEvent = parkedEvent;
+        }
+
+        Place place() {
+            return place;
         }
 
         int index() {
             return index;
         }
 
-        Long parkedId() {
-            return parkedId;
+        String parkedEvent() {
+            return parkedEvent;
         }
     }
 
     private final InboxHandler handler;
     private final String consumer;
+    private final Mode mode;
     private final List<Entry> entries;
-    private final Map<Integer, RuntimeException> earlierFailures;
+    private final Map<Integer, RuntimeException> failedBefore;
+    private final Map<String, String> poisonedParked;
     private final InboxRepository repository;
     private final StreamOrdering ordering;
-    private final FailurePolicy failurePolicy;
-    private final Savepoints savepoints;
-    private final StreamOrdering.ParkedApplier applier;
+    private final EventParser parser;
+    private final EntityManager entityManager;
+    private final List<PendingWrites> pendingWrites;
 
     private final Map<Integer, InboxResult> results = new LinkedHashMap<>();
-    private final Map<Integer, RuntimeException> failures = new LinkedHashMap<>();
-    /** Group to the message that failed in it: later messages of the group are held back. */
-    private final Map<String, String> failedGroups = new HashMap<>();
+    private final HeldGroups held = new HeldGroups();
+    private final RowStates states = new RowStates();
     private final List<Long> unclaim = new ArrayList<>();
     private Map<String, Long> last;
-    private final Map<String, Long> advanced = new HashMap<>();
     private Set<String> withParked;
+    private final Map<String, ParkedRun> runs = new HashMap<>();
+    /** Events parked by this pass, by row: a drain in the same pass applies them without parsing their body again. */
+    private final Map<Long, InboxEvent> parkedHere = new HashMap<>();
+    private final Map<String, Long> advanced = new HashMap<>();
 
-    InboxBatch(InboxHandler handler, List<Entry> entries, Map<Integer, RuntimeException> earlierFailures,
-            Map<Long, String> poisonedParked, InboxRepository repository, StreamOrdering ordering,
-            EventParser parser, FailurePolicy failurePolicy, Savepoints savepoints) {
+    InboxBatch(Mode mode, InboxHandler handler, List<Entry> entries, Map<Integer, RuntimeException> failedBefore,
+            Map<String, String> poisonedParked, InboxRepository repository, StreamOrdering ordering, EventParser parser,
+            EntityManager entityManager, List<PendingWrites> pendingWrites) {
+        this.mode = mode;
         this.handler = handler;
         this.consumer = handler.consumer();
         this.entries = entries;
-        this.earlierFailures = earlierFailures;
+        this.failedBefore = failedBefore;
+        this.poisonedParked = poisonedParked;
         this.repository = repository;
         this.ordering = ordering;
-        this.failurePolicy = failurePolicy;
-        this.savepoints = savepoints;
-        this.applier = parkedApplier(handler, poisonedParked, parser, failurePolicy, savepoints);
+        this.parser = parser;
+        this.entityManager = entityManager;
+        this.pendingWrites = pendingWrites;
     }
 
     Map<Integer, InboxResult> results() {
         return results;
     }
 
-    /** Messages that failed under their savepoint: their attempts are recorded after the commit. */
-    Map<Integer, RuntimeException> failures() {
-        return failures;
-    }
-
     void run() {
         Map<String, Entry> firstOfId = new LinkedHashMap<>();
         Set<String> aggregates = new HashSet<>();
+        List<InboxEvent> events = new ArrayList<>();
         for (Entry entry : entries) {
-            if (!earlierFailures.containsKey(entry.index())) {
-                firstOfId.putIfAbsent(entry.event().eventId(), entry);
+            if (!failedBefore.containsKey(entry.index()) && firstOfId.putIfAbsent(entry.event().eventId(), entry) == null) {
+                events.add(entry.event());
                 if (entry.event().ordered()) {
                     aggregates.add(entry.event().aggregateId());
                 }
             }
         }
-        Map<String, InboxRepository.Claim> fresh = repository.claimNew(consumer, firstOfId.values().stream()
-                .map(e -> new InboxRepository.Claimable(e.message(), e.event())).toList());
-        last = ordering.lock(consumer, aggregates);
-        withParked = new HashSet<>(ordering.withParked(consumer, aggregates));
+        Map<String, InboxRepository.Claim> fresh;
+        Map<String, InboxRepository.Recorded> seenBefore;
+        try {
+            fresh = repository.claimNew(consumer, firstOfId.values().stream()
+                    .map(e -> new InboxRepository.Claimable(e.message(), e.event())).toList());
+            seenBefore = repository.recorded(consumer,
+                    firstOfId.keySet().stream().filter(id -> !fresh.containsKey(id)).toList());
+            last = ordering.lock(consumer, aggregates);
+            withParked = new HashSet<>(ordering.withParked(consumer, aggregates));
+        } catch (RuntimeException e) {
+            throw new Failed(Place.BATCH, -1, null, e);
+        }
+        prefetch(events);
 
         for (Entry entry : entries) {
-            if (earlierFailures.containsKey(entry.index())) {
-                if (entry.group() != null) {
-                    failedGroups.putIfAbsent(entry.group(), describe(entry));
-                }
-                continue;
-            }
-            InboxRepository.Claim claim = firstOfId.get(entry.event().eventId()) == entry
-                    ? fresh.get(entry.event().eventId()) : null;
-            String failedBefore = entry.group() == null ? null : failedGroups.get(entry.group());
-            if (failedBefore != null) {
-                results.put(entry.index(), InboxResult.heldBack(entry.event().eventId(), "held back behind " + failedBefore));
-                giveBack(claim);
+            if (failedBefore.containsKey(entry.index())) {
+                held.hold(entry.group(), describe(entry));
                 continue;
             }
             Entry first = firstOfId.get(entry.event().eventId());
+            InboxRepository.Claim claim = first == entry ? fresh.get(entry.event().eventId()) : null;
+            if (held.holds(entry.group())) {
+                results.put(entry.index(), held.heldBack(entry.event().eventId(), entry.group()));
+                giveBack(claim);
+                continue;
+            }
             InboxResult firstResult = results.get(first.index());
             if (first != entry && (firstResult == null || firstResult.outcome() == Outcome.RETRIED)) {
                 // A second copy of an event whose first copy did not get through: it waits, like the first.
                 results.put(entry.index(), InboxResult.heldBack(entry.event().eventId(),
-                        "another copy of this event failed in the same batch"));
+                        "another copy of this event did not get through in the same batch"));
                 continue;
             }
-            process(entry, claim);
+            try {
+                process(entry, claim, seenBefore.get(entry.event().eventId()));
+            } catch (Failed failed) {
+                throw failed;
+            } catch (RuntimeException e) {
+                throw new Failed(Place.MESSAGE, entry.index(), null, e);
+            }
         }
-        ordering.advance(consumer, advanced);
-        repository.unclaim(unclaim);
-    }
-
-    private void process(Entry entry, InboxRepository.Claim fresh) {
-        savepoints.set("txinbox_message");
-        Step step;
         try {
-            step = step(entry, fresh);
-            savepoints.release("txinbox_message");
-        } catch (Doomed doomed) {
-            throw doomed;
+            flush();
+            // The context is flushed: without it, the commit's flush has nothing to check.
+            entityManager.clear();
+            repository.write(states.all());
+            ordering.advance(consumer, advanced);
+            repository.unclaim(unclaim);
         } catch (RuntimeException e) {
-            if (failurePolicy.isOutage(e) || failurePolicy.isContention(e) || savepoints.transactionDoomed()) {
-                throw new Doomed(entry.index(), null, e);
-            }
-            savepoints.rollbackTo("txinbox_message");
-            failures.put(entry.index(), e);
-            if (entry.group() != null) {
-                failedGroups.put(entry.group(), describe(entry));
-            }
-            giveBack(fresh);
-            LOG.debugf("consumer %s: event %s failed in its batch: %s", consumer, entry.event().eventId(), e);
-            return;
-        }
-        results.put(entry.index(), step.result());
-        if (step.reached() != null) {
-            last.put(entry.event().aggregateId(), step.reached());
-            advanced.put(entry.event().aggregateId(), step.reached());
+            throw new Failed(Place.BATCH, -1, null, e);
         }
     }
 
-    /** What one message did: its outcome, and how far its stream got (null: unchanged). */
-    private record Step(InboxResult result, Long reached) {
+    /** Lets the handler load what the batch needs; a failure there is the batch's, not a message's. */
+    private void prefetch(List<InboxEvent> events) {
+        try {
+            handler.prefetch(events);
+        } catch (RuntimeException e) {
+            throw new Failed(Place.BATCH, -1, null, e);
+        }
     }
 
-    private Step step(Entry entry, InboxRepository.Claim fresh) {
+    private void process(Entry entry, InboxRepository.Claim fresh, InboxRepository.Recorded recorded) {
         InboxEvent event = entry.event();
-        InboxRepository.Claim claim = fresh != null ? fresh : repository.claim(entry.message(), event).orElse(null);
+        InboxRepository.Claim claim = fresh;
         if (claim == null) {
-            return new Step(alreadyRecorded(event), null);
+            if (recorded != null && !recorded.claimable()) {
+                results.put(entry.index(), alreadyRecorded(event, recorded));
+                return;
+            }
+            // A FAILED or DEAD row never took effect: this copy takes it over (or finds that another just did).
+            claim = repository.claim(entry.message(), event).orElse(null);
+            if (claim == null) {
+                results.put(entry.index(), alreadyRecorded(event, repository.recorded(consumer,
+                        List.of(event.eventId())).get(event.eventId())));
+                return;
+            }
         }
         if (!event.ordered()) {
-            return new Step(apply(claim, event), null);
+            results.put(entry.index(), apply(claim, event, entry.index()));
+            return;
         }
         String aggregate = event.aggregateId();
         long lastSequence = last.get(aggregate);
-        return switch (ordering.decide(lastSequence, event.sequence())) {
+        switch (ordering.decide(lastSequence, event.sequence())) {
             case STALE -> {
-                ordering.stale(claim.id(), lastSequence, event.sequence());
-                yield new Step(InboxResult.of(Outcome.STALE, event.eventId(), null), null);
+                states.finish(claim.id(), InboxStatus.STALE, OrderingRule.staleReason(lastSequence, event.sequence()));
+                results.put(entry.index(), InboxResult.of(Outcome.STALE, event.eventId(), null));
             }
             case PARK -> {
-                ordering.park(claim.id(), lastSequence);
+                String why = OrderingRule.parkedReason(lastSequence);
+                states.park(claim.id(), why);
+                results.put(entry.index(), InboxResult.of(Outcome.PARKED, event.eventId(), why));
                 // A parked successor that failed when drained waits at last + 1: each newcomer tries it again.
-                long reached = withParked.contains(aggregate)
-                        ? ordering.drain(consumer, aggregate, lastSequence, applier) : lastSequence;
+                boolean drainable = withParked.contains(aggregate);
+                run(aggregate).add(new Parked(claim.id(), event.eventId(), event.sequence(), event.body()));
+                parkedHere.put(claim.id(), event);
                 withParked.add(aggregate);
-                yield new Step(InboxResult.of(Outcome.PARKED, event.eventId(), "waiting for sequence " + (lastSequence + 1)),
-                        reached == lastSequence ? null : reached);
+                if (drainable) {
+                    reached(aggregate, drain(aggregate, lastSequence));
+                }
             }
             case APPLY -> {
-                InboxResult result = apply(claim, event);
-                long reached = withParked.contains(aggregate)
-                        ? ordering.drain(consumer, aggregate, event.sequence(), applier) : event.sequence();
-                yield new Step(result, reached);
+                results.put(entry.index(), apply(claim, event, entry.index()));
+                reached(aggregate, withParked.contains(aggregate) ? drain(aggregate, event.sequence()) : event.sequence());
             }
-        };
+        }
     }
 
-    private InboxResult apply(InboxRepository.Claim claim, InboxEvent event) {
+    private void reached(String aggregate, long sequence) {
+        if (sequence != last.get(aggregate)) {
+            last.put(aggregate, sequence);
+            advanced.put(aggregate, sequence);
+        }
+    }
+
+    private InboxResult apply(InboxRepository.Claim claim, InboxEvent event, int index) {
         HandlerResult result = handler.apply(event);
+        if (mode == Mode.LOCATING) {
+            flush();
+        }
         if (result.applied()) {
             return InboxResult.settled(Outcome.PROCESSED, event.eventId(), null, claim.attempt());
         }
-        repository.reject(claim.id(), result.reason());
+        states.finish(claim.id(), InboxStatus.REJECTED, result.reason());
         return InboxResult.settled(Outcome.REJECTED, event.eventId(), result.reason(), claim.attempt());
     }
 
-    private InboxResult alreadyRecorded(InboxEvent event) {
-        InboxRepository.Recorded existing = repository.recorded(consumer, event.eventId())
-                .orElseThrow(() -> new IllegalStateException(
-                        "event " + event.eventId() + " was claimed by another transaction but its row is gone"));
+    /** The stream's parked events: those of earlier transactions are read once per pass, then kept here. */
+    private ParkedRun run(String aggregate) {
+        return runs.computeIfAbsent(aggregate, a -> withParked.contains(a) ? ordering.parkedRun(consumer, a)
+                : new ParkedRun(List.of()));
+    }
+
+    private long drain(String aggregate, long from) {
+        ParkedRun.Drained drained = run(aggregate).drain(from, this::applyParked);
+        for (ParkedRun.Settled settled : drained.settled()) {
+            long id = settled.parked().id();
+            Applied applied = settled.applied();
+            switch (applied.kind()) {
+                case APPLIED -> states.finish(id, InboxStatus.PROCESSED, null);
+                case REJECTED -> states.finish(id, InboxStatus.REJECTED, applied.detail());
+                case STALE -> states.finish(id, InboxStatus.STALE, applied.detail());
+                case FAILED -> {
+                    states.failedParked(id, applied.detail());
+                    LOG.warnf("%s/%s: parked sequence %d failed when unparked, the stream waits at it: %s", consumer,
+                            aggregate, settled.parked().sequence(), applied.detail());
+                }
+            }
+        }
+        return drained.reached();
+    }
+
+    /**
+     * Applies a parked event. One that failed in an earlier pass of this batch is not tried again: it stays
+     * parked with its error, and the stream waits at it. One that fails now ends the pass.
+     */
+    private Applied applyParked(Parked parked) {
+        String poison = poisonedParked.get(parked.messageId());
+        if (poison != null) {
+            return new Applied(Applied.Kind.FAILED, poison);
+        }
+        return applyParked(handler, parser, parked, parkedHere.get(parked.id()), mode == Mode.LOCATING ? this::flush : null);
+    }
+
+    /** Applies one parked event ({@code event}: already parsed, or null); a failure ends the pass with {@link Failed}. */
+    static Applied applyParked(InboxHandler handler, EventParser parser, Parked parked, InboxEvent event, Runnable flush) {
+        try {
+            HandlerResult result;
+            try {
+                result = handler.apply(event != null ? event : parser.parse(parked.body(), parked.messageId()));
+            } catch (InvalidMessageException e) {
+                result = HandlerResult.rejected("invalid when unparked: " + e.getMessage());
+            }
+            if (flush != null) {
+                flush.run();
+            }
+            return result.applied() ? new Applied(Applied.Kind.APPLIED, null)
+                    : new Applied(Applied.Kind.REJECTED, result.reason());
+        } catch (RuntimeException e) {
+            throw new Failed(Place.PARKED, -1, parked.messageId(), e);
+        }
+    }
+
+    private void flush() {
+        flush(entityManager, pendingWrites);
+    }
+
+    /** The handlers' writes to the database: the persistence context, then whatever other beans hold back. */
+    static void flush(EntityManager entityManager, List<PendingWrites> pendingWrites) {
+        entityManager.flush();
+        for (PendingWrites writes : pendingWrites) {
+            writes.flush();
+        }
+    }
+
+    private InboxResult alreadyRecorded(InboxEvent event, InboxRepository.Recorded existing) {
+        if (existing == null) {
+            throw new IllegalStateException("event " + event.eventId() + " was claimed by another transaction but its"
+                    + " row is gone");
+        }
         if (existing.payloadHash().equals(event.payloadHash())) {
             return InboxResult.of(Outcome.DUPLICATE, event.eventId(), null);
         }
-        String detail = "event id " + event.eventId() + " re-sent with a different payload: recorded hash "
-                + existing.payloadHash() + ", received hash " + event.payloadHash();
-        LOG.warnf("conflict for consumer %s: %s; the recorded entry (%s) is kept", consumer, detail, existing.status());
-        return InboxResult.of(Outcome.CONFLICT, event.eventId(), detail);
+        return InboxResult.of(Outcome.CONFLICT, event.eventId(), "event id " + event.eventId()
+                + " re-sent with a different payload: recorded hash " + existing.payloadHash() + " (" + existing.status()
+                + "), received hash " + event.payloadHash());
     }
 
     private void giveBack(InboxRepository.Claim fresh) {
@@ -242,40 +344,7 @@ final class InboxBatch {
         }
     }
 
-    private static String describe(Entry entry) {
+    static String describe(Entry entry) {
         return "failed message " + entry.message().source().messageId() + " (event " + entry.event().eventId() + ")";
-    }
-
-    /**
-     * Applies a parked event under a savepoint of its own, so that one that throws is undone alone and the
-     * event that filled its gap still commits. One that doomed the transaction before ({@code poisoned})
-     * is not tried again in this batch.
-     */
-    static StreamOrdering.ParkedApplier parkedApplier(InboxHandler handler, Map<Long, String> poisoned,
-            EventParser parser, FailurePolicy failurePolicy, Savepoints savepoints) {
-        return (parkedId, messageId, body) -> {
-            String poison = poisoned.get(parkedId);
-            if (poison != null) {
-                return new Applied(Applied.Kind.FAILED, poison);
-            }
-            savepoints.set("txinbox_parked");
-            try {
-                HandlerResult result;
-                try {
-                    result = handler.apply(parser.parse(body, messageId));
-                } catch (InvalidMessageException e) {
-                    result = HandlerResult.rejected("invalid when unparked: " + e.getMessage());
-                }
-                savepoints.release("txinbox_parked");
-                return result.applied() ? new Applied(Applied.Kind.APPLIED, null)
-                        : new Applied(Applied.Kind.REJECTED, result.reason());
-            } catch (RuntimeException e) {
-                if (failurePolicy.isOutage(e) || failurePolicy.isContention(e) || savepoints.transactionDoomed()) {
-                    throw new Doomed(-1, parkedId, e);
-                }
-                savepoints.rollbackTo("txinbox_parked");
-                return new Applied(Applied.Kind.FAILED, failurePolicy.describe(e));
-            }
-        };
     }
 }

@@ -1,5 +1,7 @@
 package dev.txinbox.inbox;
 
+import java.util.List;
+
 /**
  * The business side of one consumer. Implement it as a CDI bean and the inbox finds it by
  * {@link #consumer()}; the inbox calls it inside the transaction that records the message, so
@@ -12,14 +14,14 @@ package dev.txinbox.inbox;
  * parked, so a parked event is known to be well-formed.</li>
  * <li>{@link #apply} decides first and writes second: it returns {@link HandlerResult#rejected} without
  * having changed anything, because a rejection commits (the inbox row records it).</li>
- * <li>Any other exception is transient: the message's work rolls back (to its savepoint; the rest of
- * its batch commits) and the message is retried.</li>
+ * <li>Any other exception is transient: the batch's transaction rolls back, the batch runs again without the
+ * message, and the message is retried.</li>
  * </ul>
- * A batch of messages shares one transaction and one persistence context, so a handler must not open,
- * commit, roll back or suspend a transaction of its own ({@code REQUIRES_NEW}, {@code UserTransaction}),
- * set or release savepoints, clear the {@code EntityManager}, or keep entities between calls. Work outside
- * the database is not rolled back with the message and may run again if the batch is rerun: keep it
- * idempotent. (docs/DESIGN.md, "What a handler may and may not do".)
+ * A batch of messages shares one transaction and one persistence context, flushed once at the batch's end, so
+ * a handler must not open, commit, roll back or suspend a transaction of its own ({@code REQUIRES_NEW},
+ * {@code UserTransaction}), set or release savepoints, clear the {@code EntityManager}, or keep entities between
+ * calls. Work outside the database is not rolled back with the message and runs again whenever the batch does:
+ * keep it idempotent, or record it with the outbox. (docs/DESIGN.md, "What a handler may and may not do".)
  */
 public interface InboxHandler {
 
@@ -27,6 +29,17 @@ public interface InboxHandler {
     String consumer();
 
     void validate(InboxEvent event);
+
+    /**
+     * Optional: loads, before the batch's first {@link #apply}, what the batch's events need, in as few queries
+     * as possible (say, every entity they name, by id, in one query), so that each {@code apply} finds them in the
+     * persistence context instead of asking the database once per event. Runs in the batch's transaction, with
+     * the events valid and in receive order; duplicates among them are not applied later, and drained parked
+     * events of the same streams are. Loading more or fewer than {@code apply} needs is harmless: it only moves
+     * the queries. It must not write.
+     */
+    default void prefetch(List<InboxEvent> events) {
+    }
 
     HandlerResult apply(InboxEvent event);
 }

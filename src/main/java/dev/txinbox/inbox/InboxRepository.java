@@ -7,6 +7,7 @@ import java.sql.SQLException;
 import java.sql.Timestamp;
 import java.sql.Types;
 import java.time.Duration;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -83,6 +84,19 @@ public class InboxRepository implements PanacheRepositoryBase<InboxMessage, Long
             order by t.message_id
             on conflict (consumer_name, message_id) do nothing
             returning id, message_id
+            """;
+
+    /**
+     * A pass's final states: status, text, whether the entry is finished (processed_at) and attempts to add.
+     * Every row is the pass's own claim or a parked row of a stream it holds locked, so no other transaction
+     * waits on them; they come in id order all the same.
+     */
+    private static final String WRITE = """
+            update inbox_messages m set status = v.status, error_text = v.text,
+                processed_at = case when v.finished then now() end, attempt_count = m.attempt_count + v.attempts
+            from unnest(?::bigint[], ?::text[], ?::text[], ?::boolean[], ?::int[])
+                as v(id, status, text, finished, attempts)
+            where m.id = v.id
             """;
 
     /** A claimed row: its id, and which attempt at the event this is (1 unless earlier ones failed). */
@@ -232,28 +246,64 @@ public class InboxRepository implements PanacheRepositoryBase<InboxMessage, Long
         });
     }
 
-    /** A claimed event the handler rejected: final, with its reason. (Parking and staleness are StreamOrdering's.) */
-    public void reject(long id, String reason) {
-        session().doWork(connection -> update(connection, "update inbox_messages set status = ?, error_text = ?,"
-                + " processed_at = now() where id = ?", InboxStatus.REJECTED.name(), storable(reason), id));
+    /** Gives rows their final (or parked) states, in one statement for a whole pass. */
+    void write(Collection<RowStates.State> states) {
+        if (states.isEmpty()) {
+            return;
+        }
+        int n = states.size();
+        Long[] ids = new Long[n];
+        String[] statuses = new String[n], texts = new String[n];
+        Boolean[] finished = new Boolean[n];
+        Integer[] attempts = new Integer[n];
+        int i = 0;
+        for (RowStates.State state : states) {
+            ids[i] = state.id();
+            statuses[i] = state.status().name();
+            texts[i] = storable(state.text());
+            finished[i] = state.finished();
+            attempts[i++] = state.addAttempt() ? 1 : 0;
+        }
+        session().doWork(connection -> {
+            try (PreparedStatement ps = connection.prepareStatement(WRITE)) {
+                ps.setArray(1, connection.createArrayOf("int8", ids));
+                ps.setArray(2, connection.createArrayOf("text", statuses));
+                ps.setArray(3, connection.createArrayOf("text", texts));
+                ps.setArray(4, connection.createArrayOf("bool", finished));
+                ps.setArray(5, connection.createArrayOf("int4", attempts));
+                ps.executeUpdate();
+            }
+        });
     }
 
     /** What a duplicate is compared with: the recorded payload hash and status of an event id. */
     public record Recorded(String payloadHash, String status) {
+
+        /** FAILED and DEAD rows never took effect: a redelivery or re-send claims them again ({@link #claim}). */
+        boolean claimable() {
+            return InboxStatus.FAILED.name().equals(status) || InboxStatus.DEAD.name().equals(status);
+        }
     }
 
-    /** The recorded hash and status of an event id, on the hot path (a redelivery): no entity, one indexed row. */
-    public Optional<Recorded> recorded(String consumer, String messageId) {
-        return session().doReturningWork(connection -> {
-            try (PreparedStatement ps = connection.prepareStatement("select payload_hash, status from inbox_messages"
-                    + " where consumer_name = ? and message_id = ?")) {
+    /** The recorded hash and status of each of these event ids that has a row: one indexed look-up for a batch. */
+    public Map<String, Recorded> recorded(String consumer, Collection<String> messageIds) {
+        Map<String, Recorded> found = new HashMap<>();
+        if (messageIds.isEmpty()) {
+            return found;
+        }
+        session().doWork(connection -> {
+            try (PreparedStatement ps = connection.prepareStatement("select message_id, payload_hash, status"
+                    + " from inbox_messages where consumer_name = ? and message_id = any(?)")) {
                 ps.setString(1, consumer);
-                ps.setString(2, messageId);
+                ps.setArray(2, connection.createArrayOf("text", messageIds.toArray()));
                 try (ResultSet rs = ps.executeQuery()) {
-                    return rs.next() ? Optional.of(new Recorded(rs.getString(1), rs.getString(2))) : Optional.empty();
+                    while (rs.next()) {
+                        found.put(rs.getString(1), new Recorded(rs.getString(2), rs.getString(3)));
+                    }
                 }
             }
         });
+        return found;
     }
 
     public Optional<InboxMessage> findEntry(String consumer, String messageId) {

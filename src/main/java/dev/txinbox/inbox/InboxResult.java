@@ -32,7 +32,7 @@ public record InboxResult(Outcome outcome, String eventId, String detail, int at
         return new InboxResult(Outcome.RETRIED, eventId, error, 0, delay, true, false);
     }
 
-    static InboxResult heldBack(String eventId, String detail) {
+    public static InboxResult heldBack(String eventId, String detail) {
         return new InboxResult(Outcome.RETRIED, eventId, detail, 0, Duration.ZERO, false, true);
     }
 

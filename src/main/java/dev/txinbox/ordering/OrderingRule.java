@@ -27,4 +27,14 @@ public final class OrderingRule {
         }
         return sequence == lastSequence + 1 ? Decision.APPLY : Decision.PARK;
     }
+
+    /** What an entry records when it is stale. */
+    public static String staleReason(long lastSequence, long sequence) {
+        return "sequence " + sequence + " is not after the last applied " + lastSequence;
+    }
+
+    /** What an entry records while it is parked. */
+    public static String parkedReason(long lastSequence) {
+        return "waiting for sequence " + (lastSequence + 1);
+    }
 }

@@ -15,35 +15,17 @@ import jakarta.persistence.EntityManager;
 import org.hibernate.Session;
 
 /**
- * The parked rows of {@code inbox_messages}: events that arrived before their predecessor. Plain JDBC
- * on the transaction's connection, like the claim: these statements run once per event on the hot
- * path. Must run inside the caller's JTA transaction.
+ * Reads of the parked rows of {@code inbox_messages}: events that arrived before their predecessor. Their
+ * states are the inbox's to write; ordering only finds them. Plain JDBC on the transaction's connection, like
+ * the claim. Must run inside the caller's JTA transaction.
  */
 @ApplicationScoped
 class ParkedEvents {
-
-    /** A parked event, as draining a stream needs it. */
-    record Parked(long id, String messageId, long sequence, String body) {
-    }
 
     private final EntityManager entityManager;
 
     ParkedEvents(EntityManager entityManager) {
         this.entityManager = entityManager;
-    }
-
-    void park(long id, String why) {
-        update("update inbox_messages set status = 'PARKED', error_text = ?, processed_at = null where id = ?", why, id);
-    }
-
-    /** A parked event is done: applied, rejected or stale. */
-    void finish(long id, String status, String text) {
-        update("update inbox_messages set status = ?, error_text = ?, processed_at = now() where id = ?", status, text, id);
-    }
-
-    /** Applying a parked event failed: it stays parked, with the error and one attempt more. */
-    void failed(long id, String error) {
-        update("update inbox_messages set error_text = ?, attempt_count = attempt_count + 1 where id = ?", error, id);
     }
 
     /** Which of these streams have parked events: one indexed look-up for a whole batch. */
@@ -68,17 +50,17 @@ class ParkedEvents {
     }
 
     /** The parked events of a stream, lowest sequence first (the earliest received first among equals). */
-    List<Parked> parked(String consumer, String aggregateId) {
+    List<ParkedRun.Parked> parked(String consumer, String aggregateId) {
         return session().doReturningWork(connection -> {
             try (PreparedStatement ps = connection.prepareStatement("select id, message_id, sequence_number, body"
                     + " from inbox_messages where consumer_name = ? and aggregate_id = ? and status = 'PARKED'"
                     + " order by sequence_number, id")) {
                 ps.setString(1, consumer);
                 ps.setString(2, aggregateId);
-                List<Parked> parked = new ArrayList<>();
+                List<ParkedRun.Parked> parked = new ArrayList<>();
                 try (ResultSet rs = ps.executeQuery()) {
                     while (rs.next()) {
-                        parked.add(new Parked(rs.getLong(1), rs.getString(2), rs.getLong(3), rs.getString(4)));
+                        parked.add(new ParkedRun.Parked(rs.getLong(1), rs.getString(2), rs.getLong(3), rs.getString(4)));
                     }
                 }
                 return parked;
@@ -138,22 +120,6 @@ class ParkedEvents {
                 }
             }
         });
-    }
-
-    private void update(String sql, Object... args) {
-        session().doWork(connection -> {
-            try (PreparedStatement ps = connection.prepareStatement(sql)) {
-                for (int i = 0; i < args.length; i++) {
-                    ps.setObject(i + 1, args[i] instanceof String text ? storable(text) : args[i]);
-                }
-                ps.executeUpdate();
-            }
-        });
-    }
-
-    /** PostgreSQL refuses NUL in text; an error quoting a body may hold one. */
-    private static String storable(String text) {
-        return text.indexOf('\u0000') < 0 ? text : text.replace('\u0000', '\uFFFD');
     }
 
     private Session session() {

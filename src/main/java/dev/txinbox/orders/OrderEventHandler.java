@@ -2,9 +2,13 @@ package dev.txinbox.orders;
 
 import java.time.Instant;
 import java.util.Currency;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Objects;
 import java.util.Set;
 
 import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.transaction.TransactionSynchronizationRegistry;
 
 import com.fasterxml.jackson.databind.JsonNode;
 
@@ -27,6 +31,14 @@ public class OrderEventHandler implements InboxHandler {
     static final String SHIPPED = "ORDER_SHIPPED";
     static final String CANCELLED = "ORDER_CANCELLED";
     private static final Set<String> TYPES = Set.of(CREATED, PAID, SHIPPED, CANCELLED);
+    /** The transaction's resource holding the ids {@link #prefetch} found no order for. */
+    private static final String ABSENT = OrderEventHandler.class.getName() + ".absent";
+
+    private final TransactionSynchronizationRegistry transaction;
+
+    public OrderEventHandler(TransactionSynchronizationRegistry transaction) {
+        this.transaction = transaction;
+    }
 
     @Override
     public String consumer() {
@@ -62,9 +74,29 @@ public class OrderEventHandler implements InboxHandler {
         }
     }
 
+    /**
+     * Every order of the batch in one query ({@code findMultiple}: one {@code id = any(?)} select, no query to
+     * translate): each {@link #apply} then finds its order in the persistence context. The ids found absent are
+     * kept for the transaction, so that an ORDER_CREATED does not ask again.
+     */
+    @Override
+    public void prefetch(List<InboxEvent> events) {
+        List<String> ids = events.stream().map(InboxEvent::aggregateId).filter(Objects::nonNull).distinct().toList();
+        if (ids.isEmpty()) {
+            return;
+        }
+        Set<String> absent = new HashSet<>(ids);
+        for (Order order : Order.getSession().findMultiple(Order.class, ids)) {
+            if (order != null) {
+                absent.remove(order.id);
+            }
+        }
+        transaction.putResource(ABSENT, absent);
+    }
+
     @Override
     public HandlerResult apply(InboxEvent event) {
-        Order order = Order.findById(event.aggregateId());
+        Order order = find(event.aggregateId());
         Instant at = event.occurredAt() != null ? event.occurredAt() : Instant.now();
         if (CREATED.equals(event.type())) {
             return order != null ? HandlerResult.rejected("order " + event.aggregateId() + " already exists")
@@ -94,7 +126,7 @@ public class OrderEventHandler implements InboxHandler {
                 order.paidAmount = payload.get("amount").asLong();
                 order.paidAt = at;
                 PaymentAudit audit = new PaymentAudit();
-                audit.orderId = order.id;
+                audit.order = order;
                 audit.messageId = event.eventId();
                 audit.amount = order.paidAmount;
                 audit.currency = currency;
@@ -118,7 +150,18 @@ public class OrderEventHandler implements InboxHandler {
         return HandlerResult.success();
     }
 
-    private static HandlerResult create(InboxEvent event, Instant at) {
+    private Order find(String id) {
+        return absent().contains(id) ? null : Order.findById(id);
+    }
+
+    /** What {@link #prefetch} found missing in this transaction; nothing when it did not run. */
+    private Set<String> absent() {
+        @SuppressWarnings("unchecked")
+        Set<String> absent = (Set<String>) transaction.getResource(ABSENT);
+        return absent != null ? absent : new HashSet<>();
+    }
+
+    private HandlerResult create(InboxEvent event, Instant at) {
         JsonNode payload = event.payload();
         Order order = new Order();
         order.id = event.aggregateId();
@@ -129,6 +172,7 @@ public class OrderEventHandler implements InboxHandler {
         order.createdAt = at;
         order.updatedAt = Instant.now();
         order.persist();
+        absent().remove(order.id);
         return HandlerResult.success();
     }
 

@@ -26,9 +26,10 @@ import dev.txinbox.support.Settings;
 import io.quarkus.test.junit.QuarkusTest;
 
 /**
- * The batch as the unit of work, against a real PostgreSQL: one transaction for many messages, each
- * isolated by its savepoint. Driven through {@link Inbox#receive(List, TxinboxConfig.Retry)} as the SQS
- * pipeline drives it, with the test-only ledger consumer scripting failures.
+ * The batch as the unit of work, against a real PostgreSQL: one transaction for many messages, with no
+ * savepoint; a failure rolls the transaction back and the batch runs again without what failed. Driven through
+ * {@link Inbox#receive(List, TxinboxConfig.Retry)} as the SQS pipeline drives it, with the test-only ledger
+ * consumer scripting failures.
  */
 @QuarkusTest
 class InboxBatchTest extends ServiceTest {
@@ -87,6 +88,122 @@ class InboxBatchTest extends ServiceTest {
         assertEquals(first, db.row("select event_id from ledger_refs where ref = ?", ref).get("event_id"));
         assertEquals("FAILED", db.inboxStatus(LedgerConsumer.CONSUMER, second));
         assertEquals(List.of(first, third), ledgerEvents(first, second, third));
+    }
+
+    @Test
+    void aFailureInTheMiddleOfA64MessageBatchCostsOnlyItsMessageAndItsGroupsSuccessors() {
+        int groups = 8, perGroup = 8, failing = 30;
+        List<String> groupIds = new ArrayList<>(), ids = new ArrayList<>();
+        for (int g = 0; g < groups; g++) {
+            groupIds.add(unique("g" + g));
+        }
+        List<IncomingMessage> batch = new ArrayList<>();
+        for (int i = 0; i < groups * perGroup; i++) {
+            String group = groupIds.get(i % groups), id = unique("m" + i);
+            ids.add(id);
+            batch.add(message(group, ledger(id, group, (long) (i / groups + 1), i == failing ? "{\"failTimes\":1}" : "{}")));
+        }
+        List<InboxResult> results = inbox.receive(batch, RETRY);
+
+        String failedGroup = groupIds.get(failing % groups);
+        for (int i = 0; i < batch.size(); i++) {
+            InboxResult r = results.get(i);
+            boolean sameGroupLater = i > failing && i % groups == failing % groups;
+            if (i == failing) {
+                assertEquals(Outcome.RETRIED, r.outcome());
+                assertEquals(1, r.attempts(), "the failure counts one attempt");
+                assertFalse(r.heldBack());
+            } else if (sameGroupLater) {
+                assertEquals(Outcome.RETRIED, r.outcome(), "message " + i);
+                assertTrue(r.heldBack(), "message " + i + " must not overtake the failed one");
+                assertEquals(0, r.attempts());
+            } else {
+                assertEquals(Outcome.PROCESSED, r.outcome(), "message " + i + ": " + r.detail());
+            }
+        }
+        Object[] all = ids.toArray(String[]::new);
+        // Every committed message applied exactly once, though the first pass applied some of them and rolled back.
+        assertEquals(groups * perGroup - 1 - (perGroup - 1 - failing / groups), db.count(
+                "select count(*) from ledger_entries where event_id = any(?)", (Object) all));
+        assertEquals(0, db.count("select count(*) from (select event_id from ledger_entries where event_id = any(?)"
+                + " group by event_id having count(*) > 1) twice", (Object) all));
+        assertEquals(List.of(), ledgerEvents(ids.get(failing)));
+        assertEquals("FAILED", db.inboxStatus(LedgerConsumer.CONSUMER, ids.get(failing)));
+        assertEquals(1, db.count("select count(*) from inbox_attempts where message_id = ?", ids.get(failing)));
+        assertEquals(failing / groups, db.count("select last_sequence from stream_state where aggregate_id = ?", failedGroup));
+        for (int g = 0; g < groups; g++) {
+            if (g != failing % groups) {
+                assertEquals(perGroup, db.count("select last_sequence from stream_state where aggregate_id = ?",
+                        groupIds.get(g)));
+            }
+        }
+
+        // The retried one and its group's successors come back: all apply, once and in order.
+        List<IncomingMessage> again = new ArrayList<>();
+        for (int i = failing; i < batch.size(); i += groups) {
+            again.add(batch.get(i));
+        }
+        assertTrue(inbox.receive(again, RETRY).stream().allMatch(r -> r.outcome() == Outcome.PROCESSED));
+        List<String> groupOrder = new ArrayList<>();
+        for (int i = failing % groups; i < batch.size(); i += groups) {
+            groupOrder.add(ids.get(i));
+        }
+        assertEquals(groupOrder, ledgerEvents(groupOrder.toArray(String[]::new)));
+    }
+
+    @Test
+    void aBatchWhoseRerunFailsAgainCountsAnAttemptOnlyForEachFailedMessage() {
+        String a = unique("a"), b = unique("b"), c = unique("c"), d = unique("d"), e = unique("e");
+        // b fails in the first pass; d, after it, is only reached (and fails) in the second.
+        List<InboxResult> results = inbox.receive(List.of(
+                message(unique("ga"), ledger(a, "ga", "{}")),
+                message(unique("gb"), ledger(b, "gb", "{\"failTimes\":1}")),
+                message(unique("gc"), ledger(c, "gc", "{}")),
+                message(unique("gd"), ledger(d, "gd", "{\"failTimes\":1}")),
+                message(unique("ge"), ledger(e, "ge", "{}"))), RETRY);
+
+        assertEquals(List.of(Outcome.PROCESSED, Outcome.RETRIED, Outcome.PROCESSED, Outcome.RETRIED, Outcome.PROCESSED),
+                results.stream().map(InboxResult::outcome).toList());
+        assertEquals(1, results.get(1).attempts());
+        assertEquals(1, results.get(3).attempts());
+        assertEquals(List.of(a, c, e), ledgerEvents(a, b, c, d, e));
+        assertEquals(1, db.count("select count(*) from inbox_attempts where message_id = ?", b));
+        assertEquals(1, db.count("select count(*) from inbox_attempts where message_id = ?", d));
+        assertEquals(0, db.count("select count(*) from inbox_attempts where message_id = any(?)", (Object) new String[] { a, c, e }));
+    }
+
+    @Test
+    void aConstraintViolationFoundOnlyAtAFlushIsAttributedToTheMessageWhoseWriteItWas() {
+        String taken = unique("ref"), alsoTaken = unique("ref"), free = unique("ref");
+        String owner = unique("owner"), otherOwner = unique("owner");
+        assertEquals(Outcome.PROCESSED, inbox.receive(message(unique("g"), ledger(owner, "g0",
+                "{\"entityRef\":\"" + taken + "\"}")), RETRY).outcome());
+        assertEquals(Outcome.PROCESSED, inbox.receive(message(unique("g"), ledger(otherOwner, "g0",
+                "{\"entityRef\":\"" + alsoTaken + "\"}")), RETRY).outcome());
+        String first = unique("first"), second = unique("second"), third = unique("third"), fourth = unique("fourth");
+        String fifth = unique("fifth");
+        // second persists a ref that is taken: its insert fails when Hibernate flushes it, which is inside third's
+        // handler (its native query flushes first), not in second's. fifth does the same, last in the batch: its
+        // insert fails at the batch's one flush, inside nobody's handler.
+        List<InboxResult> results = inbox.receive(List.of(
+                message(unique("g"), ledger(first, "g1", "{\"entityRef\":\"" + free + "\"}")),
+                message(unique("g"), ledger(second, "g2", "{\"entityRef\":\"" + taken + "\"}")),
+                message(unique("g"), ledger(third, "g3", "{}")),
+                message(unique("g"), ledger(fourth, "g4", "{}")),
+                message(unique("g"), ledger(fifth, "g5", "{\"entityRef\":\"" + alsoTaken + "\"}"))), RETRY);
+
+        assertEquals(List.of(Outcome.PROCESSED, Outcome.RETRIED, Outcome.PROCESSED, Outcome.PROCESSED, Outcome.RETRIED),
+                results.stream().map(InboxResult::outcome).toList(), results.toString());
+        assertTrue(results.get(1).detail().contains("ledger_refs_pkey"), results.get(1).detail());
+        assertTrue(results.get(4).detail().contains("ledger_refs_pkey"), results.get(4).detail());
+        assertEquals(first, db.row("select event_id from ledger_refs where ref = ?", free).get("event_id"));
+        assertEquals(owner, db.row("select event_id from ledger_refs where ref = ?", taken).get("event_id"));
+        assertEquals(otherOwner, db.row("select event_id from ledger_refs where ref = ?", alsoTaken).get("event_id"));
+        assertEquals(List.of(first, third, fourth), ledgerEvents(first, second, third, fourth, fifth));
+        assertEquals("FAILED", db.inboxStatus(LedgerConsumer.CONSUMER, second));
+        assertEquals("FAILED", db.inboxStatus(LedgerConsumer.CONSUMER, fifth));
+        assertEquals("PROCESSED", db.inboxStatus(LedgerConsumer.CONSUMER, third));
+        assertEquals(0, db.count("select count(*) from inbox_attempts where message_id = ?", third), "third is not blamed");
     }
 
     @Test

@@ -25,7 +25,9 @@ import dev.txinbox.messaging.SqsInboxReceiver;
  * {@code reject} (a business rejection), {@code hold} (wait, inside the transaction, until the test calls
  * {@link #release}), {@code ref} (insert a row with that unique key: a second event
  * with the same ref violates the constraint), {@code touch} (keys of shared counters to increment, in that
- * order, pausing {@code touchPauseMs} after each: two batches touching them in opposite orders deadlock).
+ * order, pausing {@code touchPauseMs} after each: two batches touching them in opposite orders deadlock),
+ * {@code entityRef} (the same as {@code ref}, but persisted as an entity, last: the insert waits for the next
+ * flush, which may come at the batch's end or inside a later message's query).
  */
 @ApplicationScoped
 public class LedgerConsumer implements InboxHandler {
@@ -94,6 +96,12 @@ public class LedgerConsumer implements InboxHandler {
         }
         entityManager.createNativeQuery("update ledger_entries set finished_at = ?1 where event_id = ?2")
                 .setParameter(1, Instant.now()).setParameter(2, event.eventId()).executeUpdate();
+        if (event.payload().hasNonNull("entityRef")) {
+            LedgerRef ref = new LedgerRef();
+            ref.ref = event.payload().get("entityRef").asText();
+            ref.eventId = event.eventId();
+            entityManager.persist(ref);
+        }
         return HandlerResult.success();
     }
 
