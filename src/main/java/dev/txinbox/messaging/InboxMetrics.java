@@ -26,6 +26,30 @@ public class InboxMetrics {
     private record OutcomeMeters(Counter messages, Timer processing, DistributionSummary attempts) {
     }
 
+    /**
+     * The stages of a message's way through the service ({@code txinbox_stage_seconds{consumer,stage}}), each
+     * recorded once per message: a batch's transaction and commit count once for every message they carried.
+     */
+    public enum Stage {
+        /** From the receive's answer until txinbox takes the message from the connector. */
+        RECEIVE_BUFFER,
+        /** From being taken until a worker starts the batch that holds it. */
+        WAITING_FOR_WORKER,
+        /** The batch's work in its transaction (all its passes, reruns included), until the commit. */
+        TRANSACTION,
+        /** The commit. */
+        COMMIT,
+        /** From the commit until SQS answered the delete (or the release) of the message. */
+        SETTLEMENT;
+
+        public String label() {
+            return name().toLowerCase(java.util.Locale.ROOT);
+        }
+    }
+
+    private final Map<String, Timer> stages = new ConcurrentHashMap<>();
+    private final Map<String, DistributionSummary> batches = new ConcurrentHashMap<>();
+
     public InboxMetrics(MeterRegistry registry) {
         this.registry = registry;
     }
@@ -39,6 +63,10 @@ public class InboxMetrics {
             for (Outcome outcome : Outcome.values()) {
                 meters(consumer, outcome);
             }
+            for (Stage stage : Stage.values()) {
+                stage(consumer, stage);
+            }
+            batchSummary(consumer);
             heldBackCounter(consumer);
             expiredCounter(consumer);
             ackFailuresCounter(consumer);
@@ -53,6 +81,40 @@ public class InboxMetrics {
         }
         meters.messages().increment();
         meters.processing().record(took);
+    }
+
+    /** {@code txinbox_stage_seconds{consumer,stage}}: {@code messages} messages spent {@code nanos} in {@code stage}. */
+    public void stage(String consumer, Stage stage, long nanos, int messages) {
+        Timer timer = stage(consumer, stage);
+        for (int i = 0; i < messages; i++) {
+            timer.record(nanos, java.util.concurrent.TimeUnit.NANOSECONDS);
+        }
+    }
+
+    /** {@code txinbox_batch_messages{consumer}}: how many messages one transaction carried. */
+    public void batch(String consumer, int messages) {
+        batchSummary(consumer).record(messages);
+    }
+
+    private DistributionSummary batchSummary(String consumer) {
+        return batches.computeIfAbsent(consumer, c -> DistributionSummary.builder("txinbox.batch.messages")
+                .description("Messages per batch: one transaction, one commit")
+                .tag("consumer", c).publishPercentileHistogram().minimumExpectedValue(1.0).maximumExpectedValue(1000.0)
+                .register(registry));
+    }
+
+    /** A stage's timer as it stands: messages, their total time and the cumulative histogram buckets. */
+    public io.micrometer.core.instrument.distribution.HistogramSnapshot stageSnapshot(String consumer, Stage stage) {
+        return stage(consumer, stage).takeSnapshot();
+    }
+
+    private Timer stage(String consumer, Stage stage) {
+        return stages.computeIfAbsent(consumer + '\0' + stage.label(), key -> Timer.builder("txinbox.stage")
+                .description("Time a message spent in each stage of its way through the service")
+                .tags("consumer", consumer, "stage", stage.label())
+                .publishPercentileHistogram()
+                .minimumExpectedValue(Duration.ofNanos(100_000)).maximumExpectedValue(Duration.ofSeconds(60))
+                .register(registry));
     }
 
     /** How many messages of a consumer ended with {@code outcome} since the start (the counter's value). */

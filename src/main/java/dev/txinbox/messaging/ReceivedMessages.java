@@ -24,17 +24,24 @@ import software.amazon.awssdk.services.sqs.model.Message;
 @ApplicationScoped
 public class ReceivedMessages {
 
-    /** Receipt handle to queue URL. */
-    private final Map<String, String> waiting = new ConcurrentHashMap<>();
+    /** A message waiting: its queue, and when its receive answered ({@link System#nanoTime}). */
+    private record Waiting(String queueUrl, long receivedAtNanos) {
+    }
+
+    /** Receipt handle to where and since when it waits. */
+    private final Map<String, Waiting> waiting = new ConcurrentHashMap<>();
 
     void received(String queueUrl, List<Message> messages) {
+        long now = System.nanoTime();
         for (Message message : messages) {
-            waiting.put(message.receiptHandle(), queueUrl);
+            waiting.put(message.receiptHandle(), new Waiting(queueUrl, now));
         }
     }
 
-    void taken(String receiptHandle) {
-        waiting.remove(receiptHandle);
+    /** txinbox took the message; how long it waited in the connector's buffer (0 if it was never noted). */
+    long taken(String receiptHandle) {
+        Waiting was = waiting.remove(receiptHandle);
+        return was == null ? 0 : System.nanoTime() - was.receivedAtNanos();
     }
 
     int waiting() {
@@ -47,7 +54,7 @@ public class ReceivedMessages {
      */
     CompletableFuture<Integer> handBack(SqsAsyncClient client) {
         Map<String, List<String>> byQueue = waiting.entrySet().stream().collect(Collectors.groupingBy(
-                Map.Entry::getValue, Collectors.mapping(Map.Entry::getKey, Collectors.toList())));
+                e -> e.getValue().queueUrl(), Collectors.mapping(Map.Entry::getKey, Collectors.toList())));
         AtomicInteger handedBack = new AtomicInteger();
         List<CompletableFuture<?>> calls = new ArrayList<>();
         byQueue.forEach((queueUrl, handles) -> {

@@ -73,9 +73,12 @@ public class Settlement {
         this.metrics = metrics;
     }
 
-    /** Settles a committed batch with SQS; returns each message's final outcome, in order. */
+    /**
+     * Settles a committed batch with SQS; returns each message's final outcome, in order. {@code committedAtNanos}
+     * starts the settlement stage, which ends when SQS answers.
+     */
     List<Outcome> settle(String consumer, TxinboxConfig.Consumer settings, List<SqsDelivery> deliveries,
-            List<InboxResult> results) {
+            List<InboxResult> results, long committedAtNanos) {
         List<Outcome> outcomes = new ArrayList<>(deliveries.size());
         List<SqsDelivery> deletes = new ArrayList<>();
         List<SqsDelivery> heldBack = new ArrayList<>();
@@ -105,9 +108,9 @@ public class Settlement {
             }
             outcomes.add(result.outcome());
         }
-        delete(consumer, deletes);
-        release(consumer, heldBack, Duration.ZERO);
-        retries.forEach((delay, batch) -> release(consumer, batch, delay));
+        delete(consumer, deletes, committedAtNanos);
+        release(consumer, heldBack, Duration.ZERO, committedAtNanos);
+        retries.forEach((delay, batch) -> release(consumer, batch, delay, committedAtNanos));
         return outcomes;
     }
 
@@ -178,28 +181,33 @@ public class Settlement {
     }
 
     /** Deletes messages whose outcome committed: DeleteMessageBatch, ten per call, not waiting for the answer. */
-    void delete(String consumer, List<SqsDelivery> deliveries) {
+    private void delete(String consumer, List<SqsDelivery> deliveries, long since) {
         perCall(consumer, deliveries, (url, chunk) -> {
             List<DeleteMessageBatchRequestEntry> entries = new ArrayList<>(chunk.size());
             for (int i = 0; i < chunk.size(); i++) {
                 entries.add(DeleteMessageBatchRequestEntry.builder().id(Integer.toString(i))
                         .receiptHandle(chunk.get(i).receiptHandle()).build());
             }
-            send(consumer, chunk, "delete", () -> client.deleteMessageBatch(r -> r.queueUrl(url).entries(entries))
+            send(consumer, chunk, "delete", since, () -> client.deleteMessageBatch(r -> r.queueUrl(url).entries(entries))
                     .thenApply(response -> response.failed()));
         });
     }
 
     /** Makes messages visible again after {@code delay}: ChangeMessageVisibilityBatch, not waiting for the answer. */
     void release(String consumer, List<SqsDelivery> deliveries, Duration delay) {
+        release(consumer, deliveries, delay, 0);
+    }
+
+    private void release(String consumer, List<SqsDelivery> deliveries, Duration delay, long since) {
         perCall(consumer, deliveries, (url, chunk) -> {
             List<ChangeMessageVisibilityBatchRequestEntry> entries = new ArrayList<>(chunk.size());
             for (int i = 0; i < chunk.size(); i++) {
                 entries.add(ChangeMessageVisibilityBatchRequestEntry.builder().id(Integer.toString(i))
                         .receiptHandle(chunk.get(i).receiptHandle()).visibilityTimeout((int) delay.toSeconds()).build());
             }
-            send(consumer, chunk, "release", () -> client.changeMessageVisibilityBatch(r -> r.queueUrl(url).entries(entries))
-                    .thenApply(response -> response.failed()));
+            send(consumer, chunk, "release", since,
+                    () -> client.changeMessageVisibilityBatch(r -> r.queueUrl(url).entries(entries))
+                            .thenApply(response -> response.failed()));
         });
     }
 
@@ -264,7 +272,8 @@ public class Settlement {
         });
     }
 
-    private void send(String consumer, List<SqsDelivery> chunk, String what,
+    /** One call, not waiting for its answer; {@code since} (nanoTime, 0: not timed) starts the settlement stage. */
+    private void send(String consumer, List<SqsDelivery> chunk, String what, long since,
             java.util.function.Supplier<CompletableFuture<List<BatchResultErrorEntry>>> call) {
         try {
             calls.acquire();
@@ -281,6 +290,9 @@ public class Settlement {
         }
         sent.whenComplete((failed, failure) -> {
             calls.release();
+            if (since != 0) {
+                metrics.stage(consumer, InboxMetrics.Stage.SETTLEMENT, System.nanoTime() - since, chunk.size());
+            }
             if (failure != null) {
                 chunk.forEach(d -> refused(consumer, d, what, SqsQueues.rootMessage(failure)));
                 return;

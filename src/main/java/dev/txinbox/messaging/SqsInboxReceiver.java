@@ -80,7 +80,7 @@ public class SqsInboxReceiver {
             return CompletableFuture.completedFuture(null);
         }
         SqsDelivery delivery = SqsDelivery.of(settings.queue(), metadata.getMessage());
-        received.taken(delivery.receiptHandle());
+        metrics.stage(consumer, InboxMetrics.Stage.RECEIVE_BUFFER, received.taken(delivery.receiptHandle()), 1);
         if (stopping) {
             LOG.debugf("consumer %s: stopping; message %s handed back", consumer, delivery.messageId());
             settlement.releaseLater(consumer, delivery); // on the event loop: never wait for SQS here
@@ -102,21 +102,39 @@ public class SqsInboxReceiver {
                 return;
             }
             long started = System.nanoTime();
-            List<SqsDelivery> deliveries = processable(consumer, settings, batch);
+            for (SqsDelivery delivery : batch) {
+                metrics.stage(consumer, InboxMetrics.Stage.WAITING_FOR_WORKER, started - delivery.takenAtNanos(), 1);
+            }
+            List<SqsDelivery> deliveries = new ArrayList<>(batch.size());
+            List<InboxResult> results = new ArrayList<>(batch.size());
+            List<SqsDelivery> processable = new ArrayList<>(batch.size());
+            for (SqsDelivery delivery : batch) {
+                if (delivery.age().compareTo(settings.visibilityTimeout()) > 0) {
+                    // SQS has made it visible again and will deliver it anew: this copy's delete would be refused.
+                    metrics.expired(consumer);
+                    LOG.debugf("consumer %s: message %s expired while waiting (%s); left to its redelivery", consumer,
+                            delivery.messageId(), delivery.age());
+                    continue;
+                }
+                deliveries.add(delivery);
+                results.add(fence.holdsBack(consumer, delivery)
+                        ? InboxResult.heldBack(delivery.eventIdAttribute(), "held back behind a failed message of group "
+                                + delivery.groupId())
+                        : null);
+                if (results.get(results.size() - 1) == null) {
+                    processable.add(delivery);
+                }
+            }
             if (deliveries.isEmpty()) {
                 return;
             }
-            List<IncomingMessage> messages = new ArrayList<>(deliveries.size());
-            deliveries.forEach(d -> messages.add(d.toIncoming(consumer)));
-            List<InboxResult> results;
-            try {
-                results = inbox.receive(messages, settings.retry());
-            } catch (RuntimeException e) {
-                // Only a wiring error gets here (no handler for the consumer): never lose a message over it.
-                InboxResult unsettled = InboxResult.retry(null, failurePolicy.describe(e), 0, FailurePolicy.OUTAGE_DELAY);
-                results = Collections.nCopies(deliveries.size(), unsettled);
+            List<InboxResult> inboxResults = processable.isEmpty() ? List.of() : inbox(consumer, settings, processable);
+            for (int i = 0, next = 0; i < results.size(); i++) {
+                if (results.get(i) == null) {
+                    results.set(i, inboxResults.get(next++));
+                }
             }
-            List<Outcome> outcomes = settlement.settle(consumer, settings, deliveries, results);
+            List<Outcome> outcomes = settlement.settle(consumer, settings, deliveries, results, System.nanoTime());
             Duration took = Duration.ofNanos(System.nanoTime() - started);
             for (int i = 0; i < deliveries.size(); i++) {
                 Outcome outcome = outcomes.get(i);
@@ -133,30 +151,21 @@ public class SqsInboxReceiver {
         }
     }
 
-    /**
-     * Leaves out of the batch the copies that waited past their visibility timeout (SQS has made them
-     * visible again and will deliver them anew: processing this copy would end in a refused delete), and
-     * releases the messages that would overtake a failed message of their group ({@link GroupFence}).
-     */
-    private List<SqsDelivery> processable(String consumer, TxinboxConfig.Consumer settings, List<SqsDelivery> batch) {
-        List<SqsDelivery> deliveries = new ArrayList<>(batch.size());
-        List<SqsDelivery> heldBack = new ArrayList<>();
-        for (SqsDelivery delivery : batch) {
-            if (delivery.age().compareTo(settings.visibilityTimeout()) > 0) {
-                metrics.expired(consumer);
-                LOG.debugf("consumer %s: message %s expired while waiting (%s); left to its redelivery", consumer,
-                        delivery.messageId(), delivery.age());
-            } else if (fence.holdsBack(consumer, delivery)) {
-                heldBack.add(delivery);
-                metrics.heldBack(consumer);
-                LOG.debugf("consumer %s: message %s released behind a failed message of group %s", consumer,
-                        delivery.messageId(), delivery.groupId());
-            } else {
-                deliveries.add(delivery);
-            }
+    /** The batch through the inbox, in one transaction; its work and commit timed for every message it carried. */
+    private List<InboxResult> inbox(String consumer, TxinboxConfig.Consumer settings, List<SqsDelivery> deliveries) {
+        List<IncomingMessage> messages = new ArrayList<>(deliveries.size());
+        deliveries.forEach(d -> messages.add(d.toIncoming(consumer)));
+        int size = messages.size();
+        metrics.batch(consumer, size);
+        try {
+            return inbox.receive(messages, settings.retry(), (work, commit) -> {
+                metrics.stage(consumer, InboxMetrics.Stage.TRANSACTION, work.toNanos(), size);
+                metrics.stage(consumer, InboxMetrics.Stage.COMMIT, commit.toNanos(), size);
+            });
+        } catch (RuntimeException e) {
+            // Only a wiring error gets here (no handler for the consumer): never lose a message over it.
+            return Collections.nCopies(size, InboxResult.retry(null, failurePolicy.describe(e), 0, FailurePolicy.OUTAGE_DELAY));
         }
-        settlement.release(consumer, heldBack, Duration.ZERO);
-        return deliveries;
     }
 
     private TxinboxConfig.Consumer settings(String consumer) {

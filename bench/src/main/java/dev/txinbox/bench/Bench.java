@@ -28,6 +28,7 @@ import dev.txinbox.harness.Proc;
 import dev.txinbox.harness.Producer;
 import dev.txinbox.harness.Quiescence;
 import dev.txinbox.harness.Service;
+import dev.txinbox.harness.StageTimes;
 import dev.txinbox.harness.ServiceCounters;
 import dev.txinbox.harness.Sqs;
 import dev.txinbox.harness.StreamSpec;
@@ -183,6 +184,7 @@ public final class Bench implements AutoCloseable {
             PgStatements statements = PgStatements.start(DB, Db.SERVICE_ROLE);
             Snapshot before = snapshot(service.pid());
             ServiceCounters countersBefore = service.counters();
+            StageTimes stagesBefore = service.stageTimes();
             Producer producer = new Producer(sqs.client(), queues.url, suite.producerThreads, rate);
             producer.send(stream);
             // The window ends the moment the run is quiescent, not after the settle that checks it stays so.
@@ -192,6 +194,7 @@ public final class Bench implements AutoCloseable {
                 end.read(service);
             }
             ServiceCounters countersAfter = end.counters;
+            Map<String, StageTimes.Stage> stages = service.stageTimes().since(stagesBefore);
             service.saveMetrics(logs.resolve(slug(BenchSuite.CONCURRENT + " " + name) + ".metrics"));
             long lastCommit = Db.queryLong(Db.url(DB), "select (extract(epoch from max(processed_at)) * 1000)::bigint"
                     + " from inbox_messages");
@@ -201,7 +204,8 @@ public final class Bench implements AutoCloseable {
             double[] latency = latency();
             Verifier.Verdict verdict = Verifier.txinbox(Db.url(DB), stream.oracle(), sqs.depth(queues.dlqUrl));
             RunResult result = result(name, "txinbox", BenchSuite.CONCURRENT, parallelism, groups, stream,
-                    warm.oracle().messages(), 0, rate, window, service.child().peakRssMiB(), latency, verdict, null, log);
+                    warm.oracle().messages(), 0, rate, window, service.child().peakRssMiB(), latency, stages, verdict, null,
+                    log);
             sqs.deleteQueue(queues.url);
             sqs.deleteQueue(queues.dlqUrl);
             return print(result);
@@ -254,7 +258,7 @@ public final class Bench implements AutoCloseable {
             quiescence(queues, stream.oracle(), oldRows + events(warm)).await(List.of(service), Bench::say);
             Verifier.Verdict verdict = Verifier.txinbox(Db.url(DB), stream.oracle(), sqs.depth(queues.dlqUrl));
             RunResult result = result(name, "txinbox", BenchSuite.BACKLOG, parallelism, groups, stream, warmUp, oldRows,
-                    0, window, service.child().peakRssMiB(), null, verdict, load, log);
+                    0, window, service.child().peakRssMiB(), null, null, verdict, load, log);
             sqs.deleteQueue(queues.url);
             sqs.deleteQueue(queues.dlqUrl);
             return print(result);
@@ -356,7 +360,7 @@ public final class Bench implements AutoCloseable {
                     before, after, summary.get("sqsRequests").asLong() - from.sqsRequests(), null,
                     statements == null ? null : statements.end(measured));
             RunResult result = result(name, consumer, mode, parallelism, groups, stream, warmUp, 0, 0, window,
-                    child.peakRssMiB(), null, verdict.verdict(), null, log);
+                    child.peakRssMiB(), null, null, verdict.verdict(), null, log);
             sqs.deleteQueue(queues.url);
             sqs.deleteQueue(queues.dlqUrl);
             return print(result);
@@ -518,7 +522,7 @@ public final class Bench implements AutoCloseable {
 
     private RunResult result(String name, String consumer, String mode, int parallelism, int groups,
             OrderStream stream, long warmUp, long oldRows, double rate, Window w, double rss, double[] latency,
-            Verifier.Verdict verdict, OldRows.Load load, Path log) {
+            Map<String, StageTimes.Stage> stages, Verifier.Verdict verdict, OldRows.Load load, Path log) {
         long messages = Math.max(1, w.messages);
         double seconds = Math.max(0.001, w.seconds);
         double consumerCpu = (w.after.consumer - w.before.consumer) / messages;
@@ -534,7 +538,7 @@ public final class Bench implements AutoCloseable {
                 (double) w.sqsRequests / messages, w.sqsCalls, rss,
                 latency == null ? null : latency[0], latency == null ? null : latency[1],
                 latency == null ? null : latency[2], verdict, jit, perMessage(w.before.threads, w.after.threads, messages),
-                w.statements, load, results.relativize(log).toString());
+                w.statements, stages, load, results.relativize(log).toString());
     }
 
     /** A flight recording of the service, when asked for (the first txinbox run only). */
@@ -589,6 +593,10 @@ public final class Bench implements AutoCloseable {
         }
         if (r.sqsCalls() != null) {
             System.out.println("    SQS calls: " + r.sqsCalls());
+        }
+        if (r.stages() != null && !r.stages().isEmpty()) {
+            r.stages().forEach((stage, t) -> System.out.printf("    stage %-20s mean %7.2f ms  p50 %7.2f  p95 %7.2f  p99 %7.2f"
+                    + " ms%n", stage, t.meanMs(), t.p50Ms(), t.p95Ms(), t.p99Ms()));
         }
         if (r.pgStatements() != null) {
             System.out.printf("    PostgreSQL statements: %d, %.2f per message%s; the most called, per message:%n",

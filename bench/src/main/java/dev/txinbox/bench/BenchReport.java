@@ -102,6 +102,15 @@ final class BenchReport extends Report<BenchSuite> {
                             r.latencyP99Ms()),
                     verdict(r)));
         }
+        for (RunResult r : runs) {
+            if (r.stages() != null && !r.stages().isEmpty()) {
+                md.append(String.format("%n**Where the time went** in run \"%s\" (txinbox_stage_seconds over the window, per"
+                        + " message; quantiles are the upper bounds of their histogram buckets)%n%n", r.name()));
+                md.append("| stage | messages | mean ms | p50 ms | p95 ms | p99 ms |\n|---|--:|--:|--:|--:|--:|\n");
+                r.stages().forEach((stage, t) -> md.append(String.format("| %s | %d | %.2f | %.2f | %.2f | %.2f |%n",
+                        stage, t.messages(), t.meanMs(), t.p50Ms(), t.p95Ms(), t.p99Ms())));
+            }
+        }
     }
 
     private static void backlogTable(StringBuilder md, List<RunResult> runs, int warmUp) {

@@ -3,6 +3,7 @@ package dev.txinbox.bench;
 import java.util.Map;
 
 import dev.txinbox.harness.PgStatements;
+import dev.txinbox.harness.StageTimes;
 import dev.txinbox.harness.Verifier;
 
 /**
@@ -15,7 +16,8 @@ import dev.txinbox.harness.Verifier;
  * {@code pgStatementsPerMessage} the statements PostgreSQL executed for the consumer (transaction control and
  * savepoints included; {@code pgStatements} has the most called), null for the drain ceiling, which has no
  * database; {@code sqsRequestsPerMessage} is the consumer's SQS calls (not the producer's) per message in
- * it, {@code sqsCalls} the service's by call.
+ * it, {@code sqsCalls} the service's by call; {@code stages} (txinbox in the concurrent mode) where a message's
+ * time went inside the service, stage by stage, over the window.
  */
 public record RunResult(String name, String consumer, String mode, int parallelism, int groups, long messages,
         long warmUpMessages, long oldRows, long measuredMessages, double paceRate, double seconds, double throughput,
@@ -23,5 +25,5 @@ public record RunResult(String name, String consumer, String mode, int paralleli
         double wholePathCpuMs, double producerCpuMs, Double sqsRequestsPerMessage,
         Map<String, Map<String, Double>> sqsCalls, double peakRssMiB, Double latencyP50Ms, Double latencyP95Ms,
         Double latencyP99Ms, Verifier.Verdict verdict, Double jitCpuMs, Map<String, Double> consumerThreadsCpuMs,
-        PgStatements.Count pgStatements, OldRows.Load oldRowsLoad, String log) {
+        PgStatements.Count pgStatements, Map<String, StageTimes.Stage> stages, OldRows.Load oldRowsLoad, String log) {
 }

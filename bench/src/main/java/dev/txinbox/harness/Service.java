@@ -100,6 +100,13 @@ public final class Service implements AutoCloseable {
         return ServiceCounters.parse(http.send(request, HttpResponse.BodyHandlers.ofString()).body());
     }
 
+    /** Its stage histograms, from /q/metrics. */
+    public StageTimes stageTimes() throws IOException, InterruptedException {
+        HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + httpPort + "/q/metrics"))
+                .timeout(Duration.ofSeconds(10)).build();
+        return StageTimes.parse(http.send(request, HttpResponse.BodyHandlers.ofString()).body());
+    }
+
     /** The service's own counters (txinbox_* lines of /q/metrics, without histogram buckets) into {@code file}. */
     public void saveMetrics(Path file) {
         try {

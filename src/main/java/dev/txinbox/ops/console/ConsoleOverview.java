@@ -107,6 +107,7 @@ public class ConsoleOverview {
                 stats.map(s -> s.parked() == 0 ? "" : age(s.oldestParkedAgeSeconds())).orElse(""),
                 stats.map(s -> Long.toString(s.failed())).orElse("?"),
                 stats.map(s -> time(s.at())).orElse(""), byStatus, lagCheck, outcomes, lag, minutes.size(),
+                history.lastMinuteStages(consumer).stream().map(ConsoleViews.StageRow::of).toList(),
                 new ConsoleViews.Link(href("/entries", "consumer", consumer), "entries"),
                 new ConsoleViews.Link(href("/redrive", "consumer", consumer), "Redrive DLQ…"),
                 new ConsoleViews.Link(href("/streams", "consumer", consumer), "streams"),

@@ -50,11 +50,24 @@ final class ConsoleViews {
 
     /** One consumer on the overview. */
     @TemplateData
+    /** A stage of a message's way through the service, over the last minute. */
+    record StageRow(String stage, String messages, String mean, String p50, String p99) {
+
+        static StageRow of(OutcomeHistory.StageTime t) {
+            return new StageRow(t.stage().replace('_', ' '), Long.toString(t.messages()), millis(t.meanMs()),
+                    millis(t.p50Ms()), millis(t.p99Ms()));
+        }
+
+        private static String millis(double ms) {
+            return Double.isInfinite(ms) ? "> 60 s" : ms < 10 ? String.format("%.2f ms", ms) : String.format("%.0f ms", ms);
+        }
+    }
+
     record ConsumerCard(String name, String live, String liveWhy, String ready, String readyWhy, String lagNow,
             String oldestPending, String backlog, String inFlight, String deadLetterQueue, String dlqName,
             String parked, String oldestParked, String failed, String statsAt, List<KeyValue> counts,
-            List<KeyValue> lagCheck, Plot outcomesPlot, Plot lagPlot, int minutesSampled, Link entries, Link redrive,
-            Link streams, Link failures) {
+            List<KeyValue> lagCheck, Plot outcomesPlot, Plot lagPlot, int minutesSampled,
+            List<StageRow> stages, Link entries, Link redrive, Link streams, Link failures) {
 
         public boolean liveUp() {
             return "UP".equals(live);

@@ -457,6 +457,16 @@ class ConsoleTest extends ServiceTest {
         driver.navigate().refresh();
         assertEquals(points, points("outcomes-orders", "processed"));
         assertTrue(browser.element(By.id("inbox-lag-orders")).getText().contains("lagSeconds"));
+
+        // Where a message's time went in the last sampled minute: every stage listed, and in each one a worker
+        // touched, the minute's three messages (a rejected cancellation and two orders created).
+        List<String> stages = driver.findElements(By.cssSelector("#stages-orders tr[data-stage]")).stream()
+                .map(row -> row.getAttribute("data-stage")).toList();
+        assertEquals(List.of("receive buffer", "waiting for worker", "transaction", "commit", "settlement"), stages);
+        for (String stage : List.of("waiting for worker", "transaction", "commit")) {
+            WebElement row = browser.element(By.cssSelector("#stages-orders tr[data-stage='" + stage + "']"));
+            assertEquals("3", row.findElement(By.cssSelector("td")).getText(), stage + ": " + row.getText());
+        }
     }
 
     @Test
