@@ -314,16 +314,7 @@ public class Inbox {
                     : InboxBatch.applyParked(handler, parser, parked, null,
                             () -> InboxBatch.flush(entityManager, pendingWrites));
         });
-        for (ParkedRun.Settled settled : drained.settled()) {
-            ParkedRun.Applied applied = settled.applied();
-            long id = settled.parked().id();
-            switch (applied.kind()) {
-                case APPLIED -> states.finish(id, InboxStatus.PROCESSED, null);
-                case REJECTED -> states.finish(id, InboxStatus.REJECTED, applied.detail());
-                case STALE -> states.finish(id, InboxStatus.STALE, applied.detail());
-                case FAILED -> states.failedParked(id, applied.detail());
-            }
-        }
+        drained.settled().forEach(states::settled);
         repository.write(states.all());
         ordering.advance(consumer, Map.of(aggregateId, drained.reached()));
         return Optional.of(new StreamOrdering.GapRelease(last, last + 1, next.get() - 1, drained.reached()));

@@ -266,17 +266,10 @@ final class InboxBatch {
     private long drain(String aggregate, long from) {
         ParkedRun.Drained drained = run(aggregate).drain(from, this::applyParked);
         for (ParkedRun.Settled settled : drained.settled()) {
-            long id = settled.parked().id();
-            Applied applied = settled.applied();
-            switch (applied.kind()) {
-                case APPLIED -> states.finish(id, InboxStatus.PROCESSED, null);
-                case REJECTED -> states.finish(id, InboxStatus.REJECTED, applied.detail());
-                case STALE -> states.finish(id, InboxStatus.STALE, applied.detail());
-                case FAILED -> {
-                    states.failedParked(id, applied.detail());
-                    LOG.warnf("%s/%s: parked sequence %d failed when unparked, the stream waits at it: %s", consumer,
-                            aggregate, settled.parked().sequence(), applied.detail());
-                }
+            states.settled(settled);
+            if (settled.applied().kind() == Applied.Kind.FAILED) {
+                LOG.warnf("%s/%s: parked sequence %d failed when unparked, the stream waits at it: %s", consumer,
+                        aggregate, settled.parked().sequence(), settled.applied().detail());
             }
         }
         return drained.reached();

@@ -1,8 +1,10 @@
 package dev.txinbox.inbox;
 
 import java.util.Collection;
-import java.util.TreeMap;
 import java.util.Map;
+import java.util.TreeMap;
+
+import dev.txinbox.ordering.ParkedRun;
 
 /**
  * The states a pass gives the inbox rows it touched, other than the PROCESSED its claims start with: collected
@@ -31,6 +33,18 @@ final class RowStates {
     /** A parked event failed when drained: it stays parked, with the error and one attempt more. */
     void failedParked(long id, String error) {
         states.put(id, new State(id, InboxStatus.PARKED, error, false, true));
+    }
+
+    /** What a drain decided for a parked event it reached. */
+    void settled(ParkedRun.Settled settled) {
+        long id = settled.parked().id();
+        ParkedRun.Applied applied = settled.applied();
+        switch (applied.kind()) {
+            case APPLIED -> finish(id, InboxStatus.PROCESSED, null);
+            case REJECTED -> finish(id, InboxStatus.REJECTED, applied.detail());
+            case STALE -> finish(id, InboxStatus.STALE, applied.detail());
+            case FAILED -> failedParked(id, applied.detail());
+        }
     }
 
     /** In id order. */
