@@ -14,10 +14,26 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The real service jar as a child process, configured the way a pod is: by environment variables,
- * under the pod's memory limit (512 MiB, MaxRAMPercentage=75, as deploy/k8s/base sets them).
+ * The real service jar as a child process, configured the way a pod is: by environment variables, with the JVM
+ * flags the container image and deploy/k8s/base give it, under the pod's memory limit.
  */
 public final class Service implements AutoCloseable {
+
+    /**
+     * What the image's start script (ubi9/openjdk-17-runtime, run-java.sh) puts first on the command line; the
+     * pod's own flags (JAVA_OPTS_APPEND) come after them and win.
+     */
+    static final List<String> IMAGE_JVM = List.of("-XX:MaxRAMPercentage=80.0", "-XX:+UseParallelGC",
+            "-XX:MinHeapFreeRatio=10", "-XX:MaxHeapFreeRatio=20", "-XX:GCTimeRatio=4", "-XX:AdaptiveSizePolicyWeight=90",
+            "-XX:+ExitOnOutOfMemoryError");
+
+    /**
+     * The pod: its memory limit as the JVM sees it in a container (deploy/k8s/base/deployment.yaml's limit), and
+     * that deployment's JAVA_OPTS_APPEND. {@code BENCH_SERVICE_JVM} (flags, space-separated) comes after both, to
+     * measure others: later flags win.
+     */
+    static final List<String> POD_JVM = List.of("-XX:MaxRAM=384m", "-XX:-UseParallelGC", "-XX:+UseSerialGC",
+            "-XX:MaxRAMPercentage=25");
 
     private final Child child;
     private final int httpPort;
@@ -49,7 +65,12 @@ public final class Service implements AutoCloseable {
             throws IOException {
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        command.addAll(List.of("-XX:MaxRAM=512m", "-XX:MaxRAMPercentage=75"));
+        command.addAll(IMAGE_JVM);
+        command.addAll(POD_JVM);
+        String extra = System.getenv("BENCH_SERVICE_JVM");
+        if (extra != null && !extra.isBlank()) {
+            command.addAll(List.of(extra.trim().split("\\s+")));
+        }
         command.addAll(jvmOptions);
         command.addAll(List.of("-jar", jar.toString()));
         return new Service(Child.start(command, env, log), Integer.parseInt(env.get("QUARKUS_HTTP_PORT")));
