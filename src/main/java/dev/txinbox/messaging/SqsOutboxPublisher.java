@@ -21,6 +21,7 @@ import software.amazon.awssdk.services.sqs.model.BatchRequestTooLongException;
 import software.amazon.awssdk.services.sqs.model.BatchResultErrorEntry;
 import software.amazon.awssdk.services.sqs.model.InvalidBatchEntryIdException;
 import software.amazon.awssdk.services.sqs.model.MessageAttributeValue;
+import software.amazon.awssdk.services.sqs.model.QueueAttributeName;
 import software.amazon.awssdk.services.sqs.model.QueueDoesNotExistException;
 import software.amazon.awssdk.services.sqs.model.SendMessageBatchRequestEntry;
 import software.amazon.awssdk.services.sqs.model.SendMessageBatchResponse;
@@ -73,6 +74,21 @@ public class SqsOutboxPublisher implements OutboxPublisher {
                     Boolean.TRUE.equals(failed.senderFault())));
         }
         return refusals;
+    }
+
+    @Override
+    public void probe(String queue) {
+        String url = url(queue);
+        try {
+            await(client.getQueueAttributes(r -> r.queueUrl(url).attributeNames(QueueAttributeName.FIFO_QUEUE)));
+        } catch (PublishException e) {
+            if (e.failure() != Failure.UNAVAILABLE) {
+                urls.remove(queue);
+            }
+            throw e.failure() == Failure.REQUEST_REFUSED
+                    ? new PublishException(Failure.CONFIGURATION, e.getMessage(), e.getCause())
+                    : e;
+        }
     }
 
     private String url(String queue) {

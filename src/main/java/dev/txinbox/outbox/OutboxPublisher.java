@@ -25,6 +25,14 @@ public interface OutboxPublisher {
      */
     List<Refusal> send(String queue, List<Message> messages);
 
+    /**
+     * Asks the broker whether the queue can be used, sending nothing: how a relay with nothing to send learns that
+     * an outage or a missing queue is over.
+     *
+     * @throws PublishException when it cannot
+     */
+    void probe(String queue);
+
     /** Why a whole call failed, each with its own handling (see {@link OutboxRelay}). */
     enum Failure {
         /** The broker is down, throttles or times out: back off; no message is at fault. */

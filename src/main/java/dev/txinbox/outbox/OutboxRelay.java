@@ -105,6 +105,7 @@ public final class OutboxRelay {
     private Instant nextClaim = Instant.EPOCH;
     private Instant backoffUntil = Instant.EPOCH;
     private int outageFailures;
+    private int sendsThisRound;
     private volatile State state = new State(Publishing.STARTING, null, Instant.now(), Set.of());
 
     public OutboxRelay(String name, Connector connector, OutboxPublisher publisher, TxinboxConfig.Outbox config,
@@ -205,15 +206,21 @@ public final class OutboxRelay {
             return min(Duration.between(now, backoffUntil), untilClaim);
         }
         boolean more = false;
-        for (int partition : List.copyOf(owned)) {
-            if (!running) {
-                break;
-            }
-            try {
+        sendsThisRound = 0;
+        try {
+            for (int partition : List.copyOf(owned)) {
+                if (!running) {
+                    break;
+                }
                 more |= publish(partition);
-            } catch (PublishException e) {
-                return brokerFailed(e);
             }
+            if (sendsThisRound == 0 && state.publishing() != Publishing.OK && !owned.isEmpty()) {
+                // Nothing to send, so no send can tell that the broker or the queue is back: ask.
+                publisher.probe(config.queue());
+                answered();
+            }
+        } catch (PublishException e) {
+            return brokerFailed(e);
         }
         return more ? Duration.ZERO : min(config.relay().pollInterval(), untilClaim);
     }
@@ -344,6 +351,7 @@ public final class OutboxRelay {
                             "event-type", head.type())));
         }
         List<Refusal> refusals;
+        sendsThisRound++;
         try {
             refusals = publisher.send(config.queue(), messages);
         } catch (PublishException e) {
@@ -385,12 +393,17 @@ public final class OutboxRelay {
             batch.stream().filter(h -> sent.contains(h.id()))
                     .forEach(h -> metrics.commitToSend().record(Duration.between(h.timestamp(), now)));
         }
+        answered();
+        return !sent.isEmpty();
+    }
+
+    /** The broker took a call: an outage or a configuration fault is over. */
+    private void answered() {
         if (state.publishing() != Publishing.OK) {
-            LOG.infof("outbox relay %s: publishing again", name);
+            LOG.infof("outbox relay %s: the queue takes messages again", name);
             state(Publishing.OK, null);
         }
         outageFailures = 0;
-        return !sent.isEmpty();
     }
 
     private void markPublished(List<UUID> ids) throws SQLException {
