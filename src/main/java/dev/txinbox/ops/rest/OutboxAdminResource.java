@@ -21,6 +21,7 @@ import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 import dev.txinbox.config.TxinboxConfig;
 import dev.txinbox.ops.AdminAudit;
 import dev.txinbox.ops.AdminInput;
+import dev.txinbox.ops.OutboxRepairs;
 import dev.txinbox.outbox.EmbeddedRelay;
 import dev.txinbox.outbox.OutboxOperations;
 import dev.txinbox.outbox.OutboxRelay;
@@ -34,8 +35,6 @@ import dev.txinbox.outbox.OutboxStatistics;
 public class OutboxAdminResource {
 
     static final int MAX_WAITING = 500;
-    /** The audit's "consumer" column for outbox actions. */
-    static final String OUTBOX = "outbox";
 
     public record Overview(String queue, String relay, String error, List<Integer> ownedPartitions, long pending,
             long oldestPendingSeconds, long waitingStreams, List<OutboxOperations.Waiting> waiting) {
@@ -47,15 +46,15 @@ public class OutboxAdminResource {
     private final OutboxOperations operations;
     private final OutboxStatistics statistics;
     private final EmbeddedRelay relay;
-    private final AdminAudit audit;
+    private final OutboxRepairs repairs;
     private final TxinboxConfig.Outbox config;
 
     public OutboxAdminResource(OutboxOperations operations, OutboxStatistics statistics, EmbeddedRelay relay,
-            AdminAudit audit, TxinboxConfig config) {
+            OutboxRepairs repairs, TxinboxConfig config) {
         this.operations = operations;
         this.statistics = statistics;
         this.relay = relay;
-        this.audit = audit;
+        this.repairs = repairs;
         this.config = config.outbox();
     }
 
@@ -82,10 +81,7 @@ public class OutboxAdminResource {
     @Operation(summary = "Send the aggregate's waiting event again now")
     public Action retry(@PathParam("aggregateId") String aggregateId) {
         String id = valid(() -> AdminInput.aggregateId("aggregateId", aggregateId));
-        OutboxOperations.Waiting waiting = operations.retry(id).orElseThrow(() -> notWaiting(id, "retry"));
-        audit.record(AdminAudit.ADMIN_API, "outbox-retry", OUTBOX, id, "retried",
-                "event " + waiting.eventId() + " (" + waiting.type() + ", sequence " + waiting.sequence() + ") after "
-                        + waiting.attempts() + " attempts: " + waiting.lastError());
+        OutboxOperations.Waiting waiting = repairs.retry(AdminAudit.ADMIN_API, id).orElseThrow(() -> notWaiting(id));
         return new Action(id, "retry", waiting);
     }
 
@@ -94,15 +90,11 @@ public class OutboxAdminResource {
     @Operation(summary = "Give up on the aggregate's waiting event: it is never sent, the next one goes")
     public Action skip(@PathParam("aggregateId") String aggregateId) {
         String id = valid(() -> AdminInput.aggregateId("aggregateId", aggregateId));
-        OutboxOperations.Waiting waiting = operations.skip(id).orElseThrow(() -> notWaiting(id, "skip"));
-        audit.record(AdminAudit.ADMIN_API, "outbox-skip", OUTBOX, id, "skipped",
-                "event " + waiting.eventId() + " (" + waiting.type() + ", sequence " + waiting.sequence() + ") after "
-                        + waiting.attempts() + " attempts: " + waiting.lastError());
+        OutboxOperations.Waiting waiting = repairs.skip(AdminAudit.ADMIN_API, id).orElseThrow(() -> notWaiting(id));
         return new Action(id, "skip", waiting);
     }
 
-    private WebApplicationException notWaiting(String aggregateId, String action) {
-        audit.record(AdminAudit.ADMIN_API, "outbox-" + action, OUTBOX, aggregateId, "not waiting", null);
+    private static WebApplicationException notWaiting(String aggregateId) {
         String why = "aggregate " + aggregateId + " waits at no refused event";
         return new WebApplicationException(why, Response.status(Response.Status.CONFLICT)
                 .type(MediaType.APPLICATION_JSON).entity(Map.of("error", why)).build());
@@ -116,5 +108,4 @@ public class OutboxAdminResource {
                     .type(MediaType.APPLICATION_JSON).entity(Map.of("error", e.getMessage())).build());
         }
     }
-
 }
