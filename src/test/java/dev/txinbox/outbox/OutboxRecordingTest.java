@@ -11,6 +11,8 @@ import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 
 import jakarta.inject.Inject;
@@ -77,6 +79,17 @@ class OutboxRecordingTest extends ServiceTest {
 
     @Test
     void racingTransactionsOnOneAggregateAreNumberedInCommitOrder() throws Exception {
+        // Threads of their own: each transaction blocks its thread, which the common pool (one thread on two cores)
+        // would not make up for.
+        ExecutorService threads = Executors.newFixedThreadPool(2);
+        try {
+            race(threads);
+        } finally {
+            threads.shutdownNow();
+        }
+    }
+
+    private void race(ExecutorService threads) throws Exception {
         String a = unique("agg");
         QuarkusTransaction.requiringNew().run(() -> outbox.record("order", a, "E0", "{}"));
 
@@ -89,11 +102,11 @@ class OutboxRecordingTest extends ServiceTest {
             outbox.flush();
             t1Flushed.countDown();
             await(t1MayEnd);
-        }));
+        }), threads);
         assertTrue(t1Flushed.await(30, TimeUnit.SECONDS));
         CompletableFuture<Void> t2 = CompletableFuture.runAsync(() -> QuarkusTransaction.requiringNew().run(() -> {
             ids[1] = outbox.record("order", a, "T2", "{}");
-        }));
+        }), threads);
         // T2's commit flushes and blocks on T1's counter row.
         eventually().until(() -> db.count("select count(*) from pg_stat_activity where wait_event_type = 'Lock'"
                 + " and query like '%outbox_sequences%' and datname = current_database()") == 1);
@@ -112,12 +125,12 @@ class OutboxRecordingTest extends ServiceTest {
             t3Flushed.countDown();
             await(t3MayEnd);
             throw new IllegalStateException("T3 fails");
-        }));
+        }), threads);
         assertTrue(t3Flushed.await(30, TimeUnit.SECONDS));
         UUID[] t4Id = new UUID[1];
         CompletableFuture<Void> t4 = CompletableFuture.runAsync(() -> QuarkusTransaction.requiringNew().run(() -> {
             t4Id[0] = outbox.record("order", a, "T4", "{}");
-        }));
+        }), threads);
         eventually().until(() -> db.count("select count(*) from pg_stat_activity where wait_event_type = 'Lock'"
                 + " and query like '%outbox_sequences%' and datname = current_database()") == 1);
         t3MayEnd.countDown();
