@@ -40,6 +40,8 @@ public interface TxinboxConfig {
 
     Console console();
 
+    Outbox outbox();
+
     interface Consumer {
 
         /** Source queue name (the channel's {@code queue}). */
@@ -217,5 +219,83 @@ public interface TxinboxConfig {
          * sees it). Set true behind a proxy that terminates TLS and forwards plain HTTP without forwarded headers.
          */
         Optional<Boolean> secureCookie();
+    }
+
+    /** The transactional outbox and its embedded relay (docs/OUTBOX.md, CONTRACT §6). */
+    interface Outbox {
+
+        /** The SQS FIFO queue the relay publishes to ({@code TXINBOX_ORDER_EVENTS_QUEUE}); the operator creates it. */
+        @WithDefault("order-events.fifo")
+        @NotBlank
+        String queue();
+
+        /**
+         * Aggregates are spread over this many partitions by a hash of their id; a relay instance owns whole
+         * partitions. Fixed for the life of the table: rows keep the partition they were recorded with.
+         */
+        @WithDefault("16")
+        @Min(1)
+        @Max(1024)
+        int partitions();
+
+        /** Published and skipped events are deleted once they were recorded longer ago than this. */
+        @WithDefault("24h")
+        @DurationMin(minutes = 1)
+        Duration retention();
+
+        /** Events deleted per retention transaction. */
+        @WithDefault("1000")
+        @Min(1)
+        @Max(100000)
+        int retentionBatchSize();
+
+        /** Readiness {@code outbox} turns DOWN when the oldest pending event is older than this. */
+        @WithDefault("5m")
+        @DurationMin(seconds = 1)
+        Duration maxPendingAge();
+
+        Relay relay();
+
+        @AssertTrue(message = "failed: queue must be a FIFO queue (name ending in .fifo): order per aggregate needs it")
+        default boolean isQueueFifo() {
+            return queue().endsWith(".fifo");
+        }
+    }
+
+    interface Relay {
+
+        /** The embedded relay ({@code TXINBOX_OUTBOX_RELAY_ENABLED}); off when Debezium publishes the table. */
+        @WithDefault("true")
+        boolean enabled();
+
+        /** How often the relay looks for due events without being woken by a commit. */
+        @WithDefault("1s")
+        @DurationMin(millis = 10)
+        Duration pollInterval();
+
+        /** How often an instance tries to take partitions nobody owns (a crashed pod's) or gives its surplus back. */
+        @WithDefault("5s")
+        @DurationMin(millis = 100)
+        Duration claimInterval();
+
+        /** Delay after the first rejection of an event; doubles with every further one. */
+        @WithDefault("1s")
+        @DurationMin(millis = 1)
+        Duration retryBase();
+
+        /** Longest delay between two attempts of a rejected event, and longest backoff during an outage. */
+        @WithDefault("5m")
+        Duration retryCap();
+
+        /** Bodies larger than this are not sent: the event is rejected at once (SQS's own limit is 256 KiB). */
+        @WithDefault("262144")
+        @Min(1024)
+        @Max(1048576)
+        int maxMessageBytes();
+
+        @AssertTrue(message = "failed: retry-cap must not be shorter than retry-base")
+        default boolean isCapAtLeastBase() {
+            return retryCap().compareTo(retryBase()) >= 0;
+        }
     }
 }

@@ -11,11 +11,14 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.transaction.TransactionSynchronizationRegistry;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import dev.txinbox.inbox.HandlerResult;
 import dev.txinbox.inbox.InboxEvent;
 import dev.txinbox.inbox.InboxHandler;
 import dev.txinbox.inbox.InvalidMessageException;
+import dev.txinbox.outbox.Outbox;
 
 /**
  * The orders domain (CONTRACT §1): applies order events to {@code orders} and {@code payment_audit}.
@@ -34,10 +37,15 @@ public class OrderEventHandler implements InboxHandler {
     /** The transaction's resource holding the ids {@link #prefetch} found no order for. */
     private static final String ABSENT = OrderEventHandler.class.getName() + ".absent";
 
-    private final TransactionSynchronizationRegistry transaction;
+    /** The aggregate type of the downstream events (Debezium's router routes by it). */
+    static final String AGGREGATE_TYPE = "order";
 
-    public OrderEventHandler(TransactionSynchronizationRegistry transaction) {
+    private final TransactionSynchronizationRegistry transaction;
+    private final Outbox outbox;
+
+    public OrderEventHandler(TransactionSynchronizationRegistry transaction, Outbox outbox) {
         this.transaction = transaction;
+        this.outbox = outbox;
     }
 
     @Override
@@ -147,7 +155,36 @@ public class OrderEventHandler implements InboxHandler {
         }
         order.status = next;
         order.updatedAt = Instant.now();
+        published(order, event);
         return HandlerResult.success();
+    }
+
+    /**
+     * Tells the services downstream what the order became, in this transaction: the event goes out if and only if
+     * the change commits, once, whatever reruns the batch.
+     */
+    private void published(Order order, InboxEvent event) {
+        String type = switch (order.status) {
+            case CREATED -> "OrderAccepted";
+            case PAID -> "OrderPaid";
+            case SHIPPED -> "OrderShipped";
+            case CANCELLED -> "OrderCancelled";
+        };
+        ObjectNode payload = JsonNodeFactory.instance.objectNode();
+        payload.put("orderId", order.id);
+        payload.put("status", order.status.name());
+        payload.put("customerId", order.customerId);
+        payload.put("amount", order.amount);
+        payload.put("currency", order.currency);
+        switch (order.status) {
+            case PAID -> payload.put("paidAmount", order.paidAmount);
+            case SHIPPED -> payload.put("carrier", order.carrier).put("trackingNumber", order.trackingNumber);
+            case CANCELLED -> payload.put("reason", order.cancelReason);
+            default -> {
+            }
+        }
+        payload.put("causedBy", event.eventId());
+        outbox.record(AGGREGATE_TYPE, order.id, type, payload);
     }
 
     private Order find(String id) {
@@ -173,6 +210,7 @@ public class OrderEventHandler implements InboxHandler {
         order.updatedAt = Instant.now();
         order.persist();
         absent().remove(order.id);
+        published(order, event);
         return HandlerResult.success();
     }
 

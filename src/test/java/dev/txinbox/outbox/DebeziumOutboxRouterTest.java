@@ -32,6 +32,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
+import org.flywaydb.core.Flyway;
 import org.junit.jupiter.api.Test;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -103,13 +104,16 @@ class DebeziumOutboxRouterTest {
         try (Connection app = connect(DATABASE, APP_USER, APP_USER); Connection other = connect(DATABASE, APP_USER, APP_USER)) {
             app.setAutoCommit(false);
             other.setAutoCommit(false);
-            createOutboxTable(app);
+            createOutboxTable();
             execute(app, "create publication txinbox_outbox for table outbox_events");
             app.commit();
 
             // What the relay had done before the switch: o-0's first event published, its second still pending.
             never.add(insert(app, event("order", "o-0", 1, "OrderAccepted", "{\"orderId\": \"o-0\"}")).id());
             execute(app, "update outbox_events set published_at = now()");
+            // An event an operator skipped: never sent either.
+            never.add(insert(app, event("order", "o-5", 1, "OrderAccepted", "{\"orderId\": \"o-5\"}")).id());
+            execute(app, "update outbox_events set skipped_at = now() where aggregateid = 'o-5'");
             expected.add(insert(app, event("order", "o-0", 2, "OrderPaid", "{\"orderId\": \"o-0\", \"amount\": 10}")));
             app.commit();
 
@@ -219,19 +223,10 @@ class DebeziumOutboxRouterTest {
     // ---------------------------------------------------------------------------------------------------------
     // the database
 
-    /**
-     * The outbox table, as agreed for the relay (Debezium's router column names plus the relay's own). Until the
-     * project's Flyway migration V6__outbox.sql lands, the test creates it itself; then this method becomes
-     * {@code Flyway.configure().dataSource(url(DATABASE), APP_USER, APP_USER).locations("filesystem:src/main/resources/db/migration").load().migrate()}.
-     */
-    private static void createOutboxTable(Connection app) throws SQLException {
-        execute(app, """
-                create table outbox_events (
-                  id uuid primary key, aggregatetype varchar(255) not null, aggregateid varchar(255) not null,
-                  type varchar(255) not null, timestamp timestamptz not null, payload jsonb not null,
-                  sequence bigint not null, partition int not null, attempts int not null default 0,
-                  next_attempt_at timestamptz, last_error text, published_at timestamptz,
-                  unique (aggregateid, sequence))""");
+    /** The outbox table exactly as the service has it: the project's Flyway migrations, V6__outbox.sql among them. */
+    private static void createOutboxTable() {
+        Flyway.configure().dataSource(url(DATABASE), APP_USER, APP_USER)
+                .locations("filesystem:src/main/resources/db/migration").load().migrate();
     }
 
     private static Event event(String aggregateType, String aggregateId, long sequence, String type, String payload) {

@@ -21,6 +21,8 @@ public class ElasticMqResource implements QuarkusTestResourceLifecycleManager {
     public static final int LEDGER_VISIBILITY_SECONDS = 3;
     /** The broker's own redrive, a safety net above txinbox's attempt limit. */
     public static final int MAX_RECEIVE_COUNT = 10;
+    /** The outbox's queue (txinbox.outbox.queue's default). */
+    public static final String ORDER_EVENTS = "order-events.fifo";
 
     // The broker outlives single tests; the outage scenario stops and restarts it through these.
     private static SQSRestServer server;
@@ -68,6 +70,8 @@ public class ElasticMqResource implements QuarkusTestResourceLifecycleManager {
             queues.createFifo("orders.fifo", 5, "orders-dlq.fifo");
             queues.createFifo("ledger-dlq.fifo", 30, null);
             queues.createFifo("ledger.fifo", LEDGER_VISIBILITY_SECONDS, "ledger-dlq.fifo");
+            // Where the outbox relay publishes the orders domain's downstream events.
+            queues.createFifo(ORDER_EVENTS, 30, null);
         }
     }
 

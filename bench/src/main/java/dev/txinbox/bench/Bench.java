@@ -642,6 +642,7 @@ public final class Bench implements AutoCloseable {
         String base = "bench-" + ProcessHandle.current().pid() + "-" + (++queueCounter);
         String url = sqs.createFifo(base + ".fifo", Duration.ofSeconds(30));
         String dlq = sqs.createFifo(base + "-dlq.fifo", Duration.ofSeconds(30));
+        sqs.createFifo(Service.eventsQueue(base + ".fifo"), Duration.ofSeconds(30));
         return new Queues(base + ".fifo", url, base + "-dlq.fifo", dlq);
     }
 

@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.Map;
 
 import dev.txinbox.harness.Child;
+import dev.txinbox.harness.Service;
 
 /**
  * A standalone ElasticMQ whose messages live in an H2 file, so that a restart keeps them: the chaos
@@ -115,6 +116,8 @@ final class Broker implements AutoCloseable {
             conf.append("  \"").append(q.name()).append("\" { fifo = true, contentBasedDeduplication = false,")
                     .append(" defaultVisibilityTimeout = ").append(q.visibilityTimeout().toSeconds()).append(" seconds }\n");
             conf.append("  \"").append(q.dlqName()).append("\" { fifo = true, contentBasedDeduplication = false }\n");
+            conf.append("  \"").append(Service.eventsQueue(q.name()))
+                    .append("\" { fifo = true, contentBasedDeduplication = false }\n");
         }
         return conf.append("}\n").toString();
     }

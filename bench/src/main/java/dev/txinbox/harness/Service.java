@@ -55,10 +55,17 @@ public final class Service implements AutoCloseable {
         env.put("QUARKUS_SQS_AWS_CREDENTIALS_STATIC_PROVIDER_SECRET_ACCESS_KEY", "bench");
         env.put("TXINBOX_ORDERS_QUEUE", queue);
         env.put("TXINBOX_ORDERS_DLQ", dlq);
+        // The outbox relay publishes the orders' downstream events there; readiness is DOWN while it is missing.
+        env.put("TXINBOX_ORDER_EVENTS_QUEUE", eventsQueue(queue));
         env.put("QUARKUS_HTTP_PORT", Integer.toString(httpPort));
         env.put("QUARKUS_LOG_CATEGORY__DEV_TXINBOX__LEVEL", "WARN");
         env.putAll(extra);
         return env;
+    }
+
+    /** The queue of the downstream events of the orders consumed from {@code queue}: {@code <base>-events.fifo}. */
+    public static String eventsQueue(String queue) {
+        return queue.replaceFirst("\\.fifo$", "") + "-events.fifo";
     }
 
     public static Service start(Path jar, List<String> jvmOptions, Map<String, String> env, Path log)

@@ -45,5 +45,10 @@ final class ConsoleTemplates {
     static native TemplateInstance confirmRetryGroup(ConsoleViews.Chrome chrome, ConsoleViews.GroupRow group,
             List<ConsoleViews.EntryRow> members, int limit);
 
+    static native TemplateInstance outbox(ConsoleViews.Chrome chrome, ConsoleViews.OutboxSummary summary,
+            List<ConsoleViews.OutboxRow> streams);
+
+    static native TemplateInstance confirmOutbox(ConsoleViews.Chrome chrome, String action, ConsoleViews.OutboxRow stream);
+
     static native TemplateInstance result(ConsoleViews.Chrome chrome, ConsoleViews.Result result);
 }

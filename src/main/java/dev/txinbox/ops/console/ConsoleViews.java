@@ -147,6 +147,18 @@ final class ConsoleViews {
             String detail) {
     }
 
+    /** The outbox at a glance: its queue, the relay's state, what is pending. */
+    @TemplateData
+    record OutboxSummary(String queue, String relay, String error, int ownedPartitions, int partitions, long pending,
+            String oldestPending, long waitingStreams) {
+    }
+
+    /** An aggregate waiting at an event the broker refused. */
+    @TemplateData
+    record OutboxRow(String aggregateType, String aggregateId, String eventId, String type, long sequence, int attempts,
+            String lastError, String nextAttempt, String waiting, long pendingBehind, Link retry, Link skip) {
+    }
+
     /** The outcome of an action, as the page after it shows it. */
     @TemplateData
     record Result(String title, boolean ok, List<String> lines, List<Link> links) {

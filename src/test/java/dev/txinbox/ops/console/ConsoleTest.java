@@ -67,6 +67,9 @@ class ConsoleTest extends ServiceTest {
     @Inject
     OutcomeHistory history;
 
+    @Inject
+    dev.txinbox.outbox.Outbox outbox;
+
     private ChromeDriver driver;
     private final HttpClient http = HttpClient.newBuilder().followRedirects(HttpClient.Redirect.NEVER).build();
 
@@ -193,6 +196,39 @@ class ConsoleTest extends ServiceTest {
                 + " and outcome = 'released' and actor = ?", order, actor()));
         browser.open(url("/console/streams?consumer=orders"));
         assertTrue(driver.findElements(By.cssSelector("#streams tr[data-aggregate='" + order + "']")).isEmpty());
+    }
+
+    @Test
+    void anOutboxEventTheBrokerRefusesShowsAsAWaitingStreamAndSkippingItLetsTheNextOneGo() {
+        String aggregate = unique("agg");
+        java.util.UUID[] ids = new java.util.UUID[2];
+        io.quarkus.narayana.jta.QuarkusTransaction.requiringNew().run(() -> {
+            ids[0] = outbox.record("order", aggregate, "TooLarge", "{\"blob\": \"" + "x".repeat(300_000) + "\"}");
+            ids[1] = outbox.record("order", aggregate, "Next", "{}");
+        });
+        eventually().until(() -> db.count("select attempts from outbox_events where id = ?", ids[0]) == 1);
+
+        signIn();
+        browser.open(url("/console/outbox"));
+        WebElement stream = browser.element(By.cssSelector("#outbox-streams tr[data-aggregate='" + aggregate + "']"));
+        assertEquals("1", stream.findElement(By.className("attempts")).getText());
+        assertTrue(stream.findElement(By.className("reason")).getText().contains("exceeds the limit"),
+                stream.findElement(By.className("reason")).getText());
+        browser.screenshot("outbox");
+
+        browser.follow(stream.findElement(By.linkText("Skip…")));
+        assertTrue(browser.element(By.id("reason")).getText().contains("exceeds the limit"));
+        browser.screenshot("confirm-outbox-skip");
+        browser.follow(browser.element(By.id("confirm-button")));
+        String result = browser.element(By.id("result")).getText();
+        assertTrue(result.contains("will never be sent"), result);
+        eventually().until(() -> db.count("select count(*) from outbox_events where id = ? and published_at is not null",
+                ids[1]) == 1);
+        assertEquals(1, db.count("select count(*) from outbox_events where id = ? and skipped_at is not null", ids[0]));
+        assertEquals(1, db.count("select count(*) from admin_audit where action = 'outbox-skip' and target = ?"
+                + " and outcome = 'skipped' and actor = ?", aggregate, actor()));
+        browser.open(url("/console/outbox"));
+        assertTrue(driver.findElements(By.cssSelector("#outbox-streams tr[data-aggregate='" + aggregate + "']")).isEmpty());
     }
 
     @Test

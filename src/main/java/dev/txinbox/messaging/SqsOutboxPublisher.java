@@ -1,0 +1,149 @@
+package dev.txinbox.messaging;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+import jakarta.enterprise.context.ApplicationScoped;
+
+import dev.txinbox.outbox.OutboxPublisher;
+import software.amazon.awssdk.awscore.exception.AwsServiceException;
+import software.amazon.awssdk.services.sqs.SqsAsyncClient;
+import software.amazon.awssdk.services.sqs.model.BatchEntryIdsNotDistinctException;
+import software.amazon.awssdk.services.sqs.model.BatchRequestTooLongException;
+import software.amazon.awssdk.services.sqs.model.BatchResultErrorEntry;
+import software.amazon.awssdk.services.sqs.model.InvalidBatchEntryIdException;
+import software.amazon.awssdk.services.sqs.model.MessageAttributeValue;
+import software.amazon.awssdk.services.sqs.model.QueueAttributeName;
+import software.amazon.awssdk.services.sqs.model.QueueDoesNotExistException;
+import software.amazon.awssdk.services.sqs.model.SendMessageBatchRequestEntry;
+import software.amazon.awssdk.services.sqs.model.SendMessageBatchResponse;
+import software.amazon.awssdk.services.sqs.model.TooManyEntriesInBatchRequestException;
+
+/**
+ * The outbox relay's SQS side: one {@code SendMessageBatch} per call, and every failure sorted into the class the
+ * relay handles it by (outage, configuration, refused request).
+ */
+@ApplicationScoped
+public class SqsOutboxPublisher implements OutboxPublisher {
+
+    private static final Duration CALL_TIMEOUT = Duration.ofSeconds(30);
+
+    private final SqsAsyncClient client;
+    /**
+     * The queue URLs, looked up once. The lookup in flight is kept: the client retries a lookup until SQS answers,
+     * and a relay asking again every round during an outage would start one more such lookup each time.
+     */
+    private final Map<String, CompletableFuture<String>> urls = new ConcurrentHashMap<>();
+
+    public SqsOutboxPublisher(SqsAsyncClient client) {
+        this.client = client;
+    }
+
+    @Override
+    public List<Refusal> send(String queue, List<Message> messages) {
+        String url = url(queue);
+        List<SendMessageBatchRequestEntry> entries = new ArrayList<>();
+        for (Message message : messages) {
+            Map<String, MessageAttributeValue> attributes = new HashMap<>();
+            message.attributes().forEach((k, v) -> attributes.put(k,
+                    MessageAttributeValue.builder().dataType("String").stringValue(v).build()));
+            entries.add(SendMessageBatchRequestEntry.builder().id(message.entryId()).messageGroupId(message.groupId())
+                    .messageDeduplicationId(message.deduplicationId()).messageBody(message.body())
+                    .messageAttributes(attributes).build());
+        }
+        SendMessageBatchResponse response;
+        try {
+            response = await(client.sendMessageBatch(r -> r.queueUrl(url).entries(entries)));
+        } catch (PublishException e) {
+            if (e.failure() == Failure.CONFIGURATION) {
+                urls.remove(queue);
+            }
+            throw e;
+        }
+        List<Refusal> refusals = new ArrayList<>();
+        for (BatchResultErrorEntry failed : response.failed()) {
+            refusals.add(new Refusal(failed.id(), failed.code() + ": " + failed.message(),
+                    Boolean.TRUE.equals(failed.senderFault())));
+        }
+        return refusals;
+    }
+
+    @Override
+    public void probe(String queue) {
+        String url = url(queue);
+        try {
+            await(client.getQueueAttributes(r -> r.queueUrl(url).attributeNames(QueueAttributeName.FIFO_QUEUE)));
+        } catch (PublishException e) {
+            if (e.failure() != Failure.UNAVAILABLE) {
+                urls.remove(queue);
+            }
+            throw e.failure() == Failure.REQUEST_REFUSED
+                    ? new PublishException(Failure.CONFIGURATION, e.getMessage(), e.getCause())
+                    : e;
+        }
+    }
+
+    private String url(String queue) {
+        CompletableFuture<String> lookup = urls.compute(queue, (q, known) -> known == null
+                || known.isCompletedExceptionally() || known.isCancelled()
+                        ? client.getQueueUrl(r -> r.queueName(q)).thenApply(response -> response.queueUrl())
+                        : known);
+        try {
+            return await(lookup);
+        } catch (PublishException e) {
+            if (e.failure() != Failure.UNAVAILABLE) {
+                urls.remove(queue, lookup);
+            }
+            throw e.failure() == Failure.REQUEST_REFUSED
+                    ? new PublishException(Failure.CONFIGURATION, e.getMessage(), e.getCause())
+                    : e;
+        }
+    }
+
+    private static <T> T await(CompletableFuture<T> call) {
+        try {
+            return call.get(CALL_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (TimeoutException e) {
+            throw new PublishException(Failure.UNAVAILABLE, "SQS did not answer within " + CALL_TIMEOUT.toSeconds()
+                    + " s", e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new PublishException(Failure.UNAVAILABLE, "interrupted", e);
+        } catch (ExecutionException e) {
+            Throwable cause = e.getCause() != null ? e.getCause() : e;
+            throw new PublishException(classify(cause), SqsQueues.rootMessage(cause), cause);
+        }
+    }
+
+    static Failure classify(Throwable failure) {
+        if (failure instanceof QueueDoesNotExistException) {
+            return Failure.CONFIGURATION;
+        }
+        if (failure instanceof BatchRequestTooLongException || failure instanceof TooManyEntriesInBatchRequestException
+                || failure instanceof BatchEntryIdsNotDistinctException || failure instanceof InvalidBatchEntryIdException) {
+            return Failure.REQUEST_REFUSED;
+        }
+        if (failure instanceof AwsServiceException service) {
+            String code = service.awsErrorDetails() == null ? "" : String.valueOf(service.awsErrorDetails().errorCode());
+            if (service.statusCode() == 403 || code.contains("AccessDenied") || code.contains("NonExistentQueue")
+                    || code.contains("QueueDoesNotExist") || code.contains("InvalidClientTokenId")
+                    || code.contains("SignatureDoesNotMatch") || code.startsWith("Kms")) {
+                return Failure.CONFIGURATION;
+            }
+            if (service.isThrottlingException() || service.statusCode() >= 500 || service.statusCode() == 429) {
+                return Failure.UNAVAILABLE;
+            }
+            return Failure.REQUEST_REFUSED;
+        }
+        // The network, a timeout, the client itself: nothing the message did.
+        return Failure.UNAVAILABLE;
+    }
+}

@@ -1,0 +1,39 @@
+package dev.txinbox.ops;
+
+import java.util.Optional;
+
+import jakarta.enterprise.context.ApplicationScoped;
+
+import dev.txinbox.outbox.OutboxOperations;
+
+/** An operator's retry or skip of a waiting outbox stream, written to {@code admin_audit}, from the API or the console. */
+@ApplicationScoped
+public class OutboxRepairs {
+
+    /** The audit's "consumer" column for outbox actions. */
+    public static final String OUTBOX = "outbox";
+
+    private final OutboxOperations operations;
+    private final AdminAudit audit;
+
+    public OutboxRepairs(OutboxOperations operations, AdminAudit audit) {
+        this.operations = operations;
+        this.audit = audit;
+    }
+
+    public Optional<OutboxOperations.Waiting> retry(String actor, String aggregateId) {
+        return audited(actor, "outbox-retry", "retried", aggregateId, operations.retry(aggregateId));
+    }
+
+    public Optional<OutboxOperations.Waiting> skip(String actor, String aggregateId) {
+        return audited(actor, "outbox-skip", "skipped", aggregateId, operations.skip(aggregateId));
+    }
+
+    private Optional<OutboxOperations.Waiting> audited(String actor, String action, String outcome, String aggregateId,
+            Optional<OutboxOperations.Waiting> done) {
+        done.ifPresentOrElse(w -> audit.record(actor, action, OUTBOX, aggregateId, outcome, "event " + w.eventId()
+                + " (" + w.type() + ", sequence " + w.sequence() + ") after " + w.attempts() + " attempts: "
+                + w.lastError()), () -> audit.record(actor, action, OUTBOX, aggregateId, "not waiting", null));
+        return done;
+    }
+}

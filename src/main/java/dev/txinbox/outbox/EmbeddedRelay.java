@@ -1,0 +1,106 @@
+package dev.txinbox.outbox;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.Properties;
+
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.event.Observes;
+
+import org.eclipse.microprofile.config.inject.ConfigProperty;
+import org.jboss.logging.Logger;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+
+import dev.txinbox.config.TxinboxConfig;
+import io.quarkus.runtime.ShutdownEvent;
+import io.quarkus.runtime.StartupEvent;
+
+/**
+ * The relay that runs inside the service, on by default ({@code TXINBOX_OUTBOX_RELAY_ENABLED}): started with the
+ * service, stopped before it ends, so that its partitions pass to the other pods at once.
+ */
+@ApplicationScoped
+public class EmbeddedRelay {
+
+    private static final Logger LOG = Logger.getLogger(EmbeddedRelay.class);
+    private static final Duration STOP_TIMEOUT = Duration.ofSeconds(10);
+
+    private final TxinboxConfig.Outbox config;
+    private final OutboxPublisher publisher;
+    private final OutboxSignal signal;
+    private final OutboxMetrics metrics;
+    private final ObjectMapper mapper;
+    private final String url;
+    private final Optional<String> user;
+    private final Optional<String> password;
+    private OutboxRelay relay;
+
+    public EmbeddedRelay(TxinboxConfig config, OutboxPublisher publisher, OutboxSignal signal, OutboxMetrics metrics,
+            ObjectMapper mapper, @ConfigProperty(name = "quarkus.datasource.jdbc.url") String url,
+            @ConfigProperty(name = "quarkus.datasource.username") Optional<String> user,
+            @ConfigProperty(name = "quarkus.datasource.password") Optional<String> password) {
+        this.config = config.outbox();
+        this.publisher = publisher;
+        this.signal = signal;
+        this.metrics = metrics;
+        this.mapper = mapper;
+        this.url = url;
+        this.user = user;
+        this.password = password;
+    }
+
+    public boolean enabled() {
+        return config.relay().enabled();
+    }
+
+    void start(@Observes StartupEvent started) {
+        if (!enabled()) {
+            LOG.infof("outbox relay disabled (txinbox.outbox.relay.enabled=false): events stay in outbox_events"
+                    + " for another publisher");
+            return;
+        }
+        synchronized (this) {
+            relay = newRelay("outbox-relay");
+            relay.start();
+        }
+    }
+
+    void stop(@Observes ShutdownEvent stopping) {
+        OutboxRelay running;
+        synchronized (this) {
+            running = relay;
+        }
+        if (running != null) {
+            running.stop(STOP_TIMEOUT);
+        }
+    }
+
+    /** The relay of this service; empty when disabled. */
+    public synchronized Optional<OutboxRelay> relay() {
+        return Optional.ofNullable(relay);
+    }
+
+    /** A relay with a connection of its own (not started): the embedded one, or a second instance in a test. */
+    public OutboxRelay newRelay(String name) {
+        return new OutboxRelay(name, this::connect, publisher, config, signal, metrics, mapper);
+    }
+
+    private Connection connect() throws SQLException {
+        Properties properties = new Properties();
+        user.ifPresent(u -> properties.setProperty("user", u));
+        password.ifPresent(p -> properties.setProperty("password", p));
+        properties.setProperty("ApplicationName", "txinbox-outbox-relay");
+        properties.setProperty("tcpKeepAlive", "true");
+        // A dead server must not hang the relay forever: its locks are gone with the session anyway.
+        properties.setProperty("socketTimeout", "60");
+        properties.setProperty("connectTimeout", "10");
+        Connection connection = new org.postgresql.Driver().connect(url, properties);
+        if (connection == null) {
+            throw new SQLException("not a PostgreSQL URL: " + url);
+        }
+        return connection;
+    }
+}

@@ -1,0 +1,112 @@
+package dev.txinbox.outbox;
+
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.UUID;
+
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.persistence.EntityManager;
+
+import io.quarkus.narayana.jta.QuarkusTransaction;
+
+/**
+ * What an operator sees of the outbox and does to it: the waiting streams (aggregates whose next event the broker
+ * refused), and for one of them a retry now or a skip of the event at its head.
+ */
+@ApplicationScoped
+public class OutboxOperations {
+
+    /** The event an aggregate waits at. */
+    public record Waiting(String aggregateType, String aggregateId, UUID eventId, String type, long sequence,
+            int attempts, String lastError, Instant nextAttemptAt, Instant recordedAt, long pendingBehind) {
+    }
+
+    private static final String WAITING = """
+            select h.aggregatetype, h.aggregateid, h.id, h.type, h.sequence, h.attempts, h.last_error,
+                   h.next_attempt_at, h.timestamp,
+                   (select count(*) from outbox_events b where b.aggregateid = h.aggregateid and b.sequence > h.sequence
+                       and b.published_at is null and b.skipped_at is null)
+              from (select distinct on (aggregateid) * from outbox_events
+                     where published_at is null and skipped_at is null
+                     order by aggregateid, sequence) h
+             where h.attempts > 0 %s
+             order by h.timestamp
+             limit ?1
+            """;
+
+    private final EntityManager entityManager;
+    private final EmbeddedRelay relay;
+
+    public OutboxOperations(EntityManager entityManager, EmbeddedRelay relay) {
+        this.entityManager = entityManager;
+        this.relay = relay;
+    }
+
+    public List<Waiting> waiting(int limit) {
+        return query(WAITING.formatted(""), limit, null);
+    }
+
+    public Optional<Waiting> waiting(String aggregateId) {
+        return query(WAITING.formatted("and h.aggregateid = ?2"), 1, aggregateId).stream().findFirst();
+    }
+
+    /** The waiting event of the aggregate is due now; empty when the aggregate waits at nothing. */
+    public Optional<Waiting> retry(String aggregateId) {
+        Optional<Waiting> waiting = waiting(aggregateId);
+        waiting.ifPresent(w -> {
+            QuarkusTransaction.requiringNew().run(() -> entityManager.createNativeQuery(
+                    "update outbox_events set next_attempt_at = now() where id = ?1 and published_at is null")
+                    .setParameter(1, w.eventId()).executeUpdate());
+            relay.relay().ifPresent(OutboxRelay::wake);
+        });
+        return waiting;
+    }
+
+    /**
+     * Gives up on the waiting event of the aggregate: it is never sent, and the aggregate's next event goes next
+     * (its consumers see a gap in {@code sequence}). Empty when the aggregate waits at nothing.
+     */
+    public Optional<Waiting> skip(String aggregateId) {
+        Optional<Waiting> waiting = waiting(aggregateId);
+        waiting.ifPresent(w -> {
+            QuarkusTransaction.requiringNew().run(() -> entityManager.createNativeQuery(
+                    "update outbox_events set skipped_at = now() where id = ?1 and published_at is null")
+                    .setParameter(1, w.eventId()).executeUpdate());
+            relay.relay().ifPresent(OutboxRelay::wake);
+        });
+        return waiting;
+    }
+
+    private List<Waiting> query(String sql, int limit, String aggregateId) {
+        return QuarkusTransaction.requiringNew().call(() -> {
+            var query = entityManager.createNativeQuery(sql, Object[].class).setParameter(1, limit);
+            if (aggregateId != null) {
+                query.setParameter(2, aggregateId);
+            }
+            List<Waiting> result = new ArrayList<>();
+            for (Object row : query.getResultList()) {
+                Object[] r = (Object[]) row;
+                result.add(new Waiting((String) r[0], (String) r[1], (UUID) r[2], (String) r[3],
+                        ((Number) r[4]).longValue(), ((Number) r[5]).intValue(), (String) r[6], instant(r[7]),
+                        instant(r[8]), ((Number) r[9]).longValue()));
+            }
+            return result;
+        });
+    }
+
+    private static Instant instant(Object value) {
+        if (value == null) {
+            return null;
+        }
+        if (value instanceof Instant instant) {
+            return instant;
+        }
+        if (value instanceof OffsetDateTime offset) {
+            return offset.toInstant();
+        }
+        return ((java.sql.Timestamp) value).toInstant();
+    }
+}

@@ -1,0 +1,106 @@
+package dev.txinbox.outbox;
+
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.Timestamp;
+import java.time.Instant;
+
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.event.Observes;
+import jakarta.persistence.EntityManager;
+
+import org.hibernate.Session;
+import org.jboss.logging.Logger;
+
+import dev.txinbox.config.TxinboxConfig;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.quarkus.narayana.jta.QuarkusTransaction;
+import io.quarkus.runtime.StartupEvent;
+import io.quarkus.scheduler.Scheduled;
+
+/**
+ * Deletes outbox events recorded longer ago than {@code txinbox.outbox.retention}, in short transactions of
+ * {@code txinbox.outbox.retention-batch-size} rows, by one pod at a time (a transaction-level advisory lock), as
+ * the inbox's RetentionJob does. With the relay on, only published or skipped events go: a pending one stays,
+ * however old. With the relay off nothing marks rows, so age alone decides (another publisher, Debezium, read
+ * them from the WAL long before). The sequence counters stay: they must never hand out a number again.
+ */
+@ApplicationScoped
+public class OutboxRetention {
+
+    private static final Logger LOG = Logger.getLogger(OutboxRetention.class);
+    /** Advisory lock key: "txoutbxR". */
+    static final long LOCK_KEY = 0x74786f7574627852L;
+
+    private static final String DELETE_DONE = """
+            delete from outbox_events where id in (
+                select id from outbox_events
+                 where timestamp < ? and (published_at is not null or skipped_at is not null)
+                 limit ? for update skip locked)
+            """;
+    private static final String DELETE_OLD = """
+            delete from outbox_events where id in (
+                select id from outbox_events where timestamp < ? limit ? for update skip locked)
+            """;
+
+    private final EntityManager entityManager;
+    private final TxinboxConfig.Outbox config;
+    private final Counter deleted;
+
+    public OutboxRetention(EntityManager entityManager, TxinboxConfig txinbox, MeterRegistry registry) {
+        this.entityManager = entityManager;
+        this.config = txinbox.outbox();
+        this.deleted = Counter.builder("txinbox.outbox.retention.deleted")
+                .description("Outbox events deleted by the retention job").register(registry);
+    }
+
+    void registerCounter(@Observes StartupEvent started) {
+        // The counter exists from the constructor; this only makes sure the bean is created at start.
+    }
+
+    @Scheduled(every = "${txinbox.retention.interval}", delayed = "1m",
+            concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
+    void scheduled() {
+        run();
+    }
+
+    /** Deletes batch after batch; returns how many, or -1 when another instance holds the lock. */
+    public long run() {
+        Instant cutoff = Instant.now().minus(config.retention());
+        String sql = config.relay().enabled() ? DELETE_DONE : DELETE_OLD;
+        long total = 0;
+        while (true) {
+            Integer batch = QuarkusTransaction.requiringNew().call(() -> deleteBatch(sql, cutoff));
+            if (batch == null) {
+                LOG.infof("outbox retention: deleted %d events (stopped: another instance holds the lock)", total);
+                return total == 0 ? -1 : total;
+            }
+            total += batch;
+            deleted.increment(batch);
+            if (batch < config.retentionBatchSize()) {
+                LOG.infof("outbox retention: deleted %d events recorded before %s", total, cutoff);
+                return total;
+            }
+        }
+    }
+
+    private Integer deleteBatch(String sql, Instant cutoff) {
+        return entityManager.unwrap(Session.class).doReturningWork(connection -> {
+            try (PreparedStatement lock = connection.prepareStatement("select pg_try_advisory_xact_lock(?)")) {
+                lock.setLong(1, LOCK_KEY);
+                try (ResultSet rs = lock.executeQuery()) {
+                    rs.next();
+                    if (!rs.getBoolean(1)) {
+                        return null;
+                    }
+                }
+            }
+            try (PreparedStatement ps = connection.prepareStatement(sql)) {
+                ps.setTimestamp(1, Timestamp.from(cutoff));
+                ps.setInt(2, config.retentionBatchSize());
+                return ps.executeUpdate();
+            }
+        });
+    }
+}
