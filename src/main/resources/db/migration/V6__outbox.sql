@@ -3,7 +3,8 @@
 create table outbox_events (
     id              uuid primary key,
     aggregatetype   varchar(255) not null,
-    aggregateid     varchar(255) not null,
+    -- As long as the inbox accepts one (CONTRACT §1: 512), so that no order is refused for its outbox's sake.
+    aggregateid     varchar(512) not null,
     type            varchar(255) not null,
     timestamp       timestamptz  not null,
     payload         jsonb        not null,
@@ -33,6 +34,6 @@ create index outbox_events_timestamp on outbox_events (timestamp);
 -- and holds their locks to its commit, so a later sequence always belongs to a later commit. Rows are never
 -- deleted: a deleted counter would hand out its aggregate's numbers again.
 create table outbox_sequences (
-    aggregateid   varchar(255) primary key,
+    aggregateid   varchar(512) primary key,
     last_sequence bigint not null
 );

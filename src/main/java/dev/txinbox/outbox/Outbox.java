@@ -41,6 +41,9 @@ import dev.txinbox.inbox.PendingWrites;
 @ApplicationScoped
 public class Outbox implements PendingWrites {
 
+    /** As long as the inbox accepts (EventParser.MAX_AGGREGATE_ID_LENGTH): a handler records for any aggregate it applies. */
+    public static final int MAX_AGGREGATE_ID_LENGTH = 512;
+
     /** The transaction's resource holding its events not yet written. */
     private static final String HELD = Outbox.class.getName() + ".held";
 
@@ -118,9 +121,9 @@ public class Outbox implements PendingWrites {
 
     /** As {@link #record(String, String, String, String)}, with the payload as a Jackson node. */
     public UUID record(String aggregateType, String aggregateId, String type, JsonNode payload) {
-        text("aggregateType", aggregateType);
-        text("aggregateId", aggregateId);
-        text("type", type);
+        text("aggregateType", aggregateType, 255);
+        text("aggregateId", aggregateId, MAX_AGGREGATE_ID_LENGTH);
+        text("type", type, 255);
         if (payload == null || !payload.isObject()) {
             throw new IllegalArgumentException("the payload of a " + type + " event must be a JSON object, got "
                     + payload);
@@ -226,12 +229,12 @@ public class Outbox implements PendingWrites {
         return first;
     }
 
-    private static void text(String name, String value) {
+    private static void text(String name, String value, int max) {
         if (value == null || value.isBlank()) {
             throw new IllegalArgumentException(name + " of an outbox event is required");
         }
-        if (value.length() > 255) {
-            throw new IllegalArgumentException(name + " of an outbox event is longer than 255 characters");
+        if (value.length() > max) {
+            throw new IllegalArgumentException(name + " of an outbox event is longer than " + max + " characters");
         }
     }
 }

@@ -57,6 +57,8 @@ public final class OutboxRelay {
     static final int HEADS_PER_ROUND = 200;
     static final int MAX_BATCH = 10;
     private static final Duration MAX_OUTAGE_BACKOFF = Duration.ofSeconds(30);
+    /** What SQS takes as a MessageGroupId. */
+    private static final java.util.regex.Pattern GROUP_ID = java.util.regex.Pattern.compile("[\\x21-\\x7e]{1,128}");
 
     private static final String HEADS = """
             select id, aggregatetype, aggregateid, type, timestamp, payload::text, sequence, attempts from (
@@ -338,6 +340,24 @@ public final class OutboxRelay {
         }
     }
 
+    /**
+     * The message group of an aggregate: its id, unless SQS would refuse that as a group id (more than 128
+     * characters, or characters other than printable ASCII); then a hash of it, which keeps the aggregate's events
+     * in one group, in order. The body's {@code aggregateId} is always the id itself.
+     */
+    static String groupId(String aggregateId) {
+        if (GROUP_ID.matcher(aggregateId).matches()) {
+            return aggregateId;
+        }
+        try {
+            byte[] hash = java.security.MessageDigest.getInstance("SHA-256")
+                    .digest(aggregateId.getBytes(StandardCharsets.UTF_8));
+            return "sha256-" + java.util.HexFormat.of().formatHex(hash);
+        } catch (java.security.NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
     /** One call; true when something was published. */
     private boolean send(List<Head> batch, Map<UUID, String> bodies) throws SQLException {
         List<Message> messages = new ArrayList<>();
@@ -346,7 +366,7 @@ public final class OutboxRelay {
             Head head = batch.get(i);
             String entry = Integer.toString(i);
             byEntry.put(entry, head);
-            messages.add(new Message(entry, head.aggregateId(), head.id().toString(), bodies.get(head.id()),
+            messages.add(new Message(entry, groupId(head.aggregateId()), head.id().toString(), bodies.get(head.id()),
                     Map.of("event-id", head.id().toString(), "aggregate-type", head.aggregateType(),
                             "event-type", head.type())));
         }

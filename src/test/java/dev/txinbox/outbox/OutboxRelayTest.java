@@ -96,6 +96,20 @@ class OutboxRelayTest extends ServiceTest {
     }
 
     @Test
+    void anAggregateIdTooLongForAMessageGroupIsPublishedInAGroupOfItsHash() {
+        // 512 characters, as the inbox accepts (CONTRACT §1); SQS takes group ids of at most 128.
+        String a = unique("agg") + "-" + "x".repeat(400);
+        String aggregate = a + "y".repeat(512 - a.length());
+        UUID id = QuarkusTransaction.requiringNew().call(() -> outbox.record("order", aggregate, "Long", "{}"));
+        String group = OutboxRelay.groupId(aggregate);
+        assertTrue(group.startsWith("sha256-") && group.length() <= 128, group);
+        eventually().until(() -> published.of(group).size() == 1);
+        InboxEvent event = parser.parse(published.of(group).get(0).body(), null);
+        assertEquals(aggregate, event.aggregateId());
+        assertEquals(id.toString(), event.eventId());
+    }
+
+    @Test
     void twoRelaysShareThePartitionsAndNeverSendAnAggregateTwiceOrOutOfOrder() {
         OutboxRelay embeddedRelay = embedded.relay().orElseThrow();
         OutboxRelay second = embedded.newRelay("outbox-relay-test");

@@ -1,0 +1,94 @@
+package dev.txinbox.outbox;
+
+import static dev.txinbox.support.Events.unique;
+import static io.restassured.RestAssured.given;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import java.util.Map;
+import java.util.UUID;
+
+import jakarta.inject.Inject;
+
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+
+import dev.txinbox.support.ElasticMqResource;
+import dev.txinbox.support.Metrics;
+import dev.txinbox.support.ServiceTest;
+import io.quarkus.narayana.jta.QuarkusTransaction;
+import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.junit.QuarkusTestProfile;
+import io.quarkus.test.junit.TestProfile;
+
+/**
+ * The relay with its poll and its partition claims an hour apart, so that nothing but a commit's wake-up (or the end
+ * of a backoff) can make it look: an event that reaches the queue was sent because its commit said so. Then a broker
+ * outage: the relay backs off, reports it, and counts no attempt against the event.
+ */
+@QuarkusTest
+@TestProfile(OutboxWakeAndOutageTest.NoPolling.class)
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class OutboxWakeAndOutageTest extends ServiceTest {
+
+    public static class NoPolling implements QuarkusTestProfile {
+        @Override
+        public Map<String, String> getConfigOverrides() {
+            return Map.of("txinbox.outbox.relay.poll-interval", "1h", "txinbox.outbox.relay.claim-interval", "1h");
+        }
+    }
+
+    @Inject
+    Outbox outbox;
+
+    @Inject
+    EmbeddedRelay embedded;
+
+    private OutboxMessages published;
+
+    @BeforeEach
+    void collect() {
+        published = new OutboxMessages(queues);
+    }
+
+    @Test
+    @Order(1)
+    void aCommitWakesTheRelay() {
+        OutboxRelay relay = embedded.relay().orElseThrow();
+        eventually().until(() -> relay.state().owned().size() == 16);
+        for (int i = 0; i < 3; i++) {
+            String a = unique("agg");
+            UUID id = QuarkusTransaction.requiringNew().call(() -> outbox.record("order", a, "Woken", "{}"));
+            eventually().until(() -> published.of(a).size() == 1);
+            assertTrue(published.of(a).get(0).body().contains(id.toString()));
+        }
+    }
+
+    @Test
+    @Order(2)
+    void aBrokerOutageBacksOffCountsNoAttemptAndPublishingResumes() {
+        String a = unique("agg");
+        double unavailable = Metrics.value("txinbox_outbox_failures_total", "reason", "unavailable");
+        ElasticMqResource.stopBroker();
+        UUID id;
+        try {
+            id = QuarkusTransaction.requiringNew().call(() -> outbox.record("order", a, "DuringOutage", "{}"));
+            eventually().atMost(Duration.ofSeconds(60)).until(() -> "unavailable".equals(given().get("/q/health/ready")
+                    .then().extract().<String> path("checks.find { it.name == 'outbox' }.data.relay")));
+            assertTrue(Metrics.value("txinbox_outbox_failures_total", "reason", "unavailable") > unavailable);
+            assertEquals(0, db.count("select attempts from outbox_events where id = ?", id));
+            assertEquals(1, db.count("select count(*) from outbox_events where id = ? and published_at is null", id));
+        } finally {
+            ElasticMqResource.startBroker();
+        }
+        // The backoff ends (at most 30 s) and the event goes, with no attempt counted against it.
+        eventually().atMost(Duration.ofSeconds(60)).until(() -> published.of(a).size() == 1);
+        assertEquals(0, db.count("select attempts from outbox_events where id = ?", id));
+        eventually().until(() -> "ok".equals(given().get("/q/health/ready").then().extract()
+                .<String> path("checks.find { it.name == 'outbox' }.data.relay")));
+    }
+}
