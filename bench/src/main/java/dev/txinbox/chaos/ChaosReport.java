@@ -32,15 +32,20 @@ final class ChaosReport extends Report<ChaosSuite> {
                 .append("the pod's memory limit. Stream sent at ").append(options.suite().rate).append(" msg/s over ")
                 .append(options.groups()).append(" groups.\n\n");
         md.append("| scenario | messages sent | events | inbox rows by status | dead letters (with reason) | lost | doubled"
-                + " | unexplained | s | s to quiescence | verdict |\n");
-        md.append("|---|--:|--:|---|--:|--:|--:|--:|--:|--:|---|\n");
+                + " | unexplained | downstream events (copies) | downstream lost / out of order / doubled | s | s to quiescence"
+                + " | verdict |\n");
+        md.append("|---|--:|--:|---|--:|--:|--:|--:|--:|---|--:|--:|---|\n");
         for (ScenarioResult r : results) {
             String statuses = r.verdict().inboxByStatus().entrySet().stream()
                     .map(e -> e.getKey() + " " + e.getValue()).collect(Collectors.joining(", "));
-            md.append(String.format("| %s | %d | %d | %s | %d (%d) | %d | %d | %d | %.0f | %.0f | %s |%n", r.title(),
+            Downstream d = r.downstream();
+            md.append(String.format("| %s | %d | %d | %s | %d (%d) | %d | %d | %d | %d (%d) | %d / %d / %d | %.0f | %.0f | %s |%n",
+                    r.title(),
                     r.messagesSent(), r.events(), statuses, r.deadLetters().messages(), r.deadLetters().withReason(),
                     r.verdict().lostEvents() + r.verdict().wrongOrders(), r.verdict().doubled(),
-                    r.verdict().unexplained(), r.seconds(), r.secondsToQuiescence(), r.passed() ? "passed" : "FAILED"));
+                    r.verdict().unexplained(), d.events(), d.copies(), d.lost() + d.pending() + d.missing() + d.unexpected(),
+                    d.outOfOrder() + d.gaps(), d.doubled(), r.seconds(), r.secondsToQuiescence(),
+                    r.passed() ? "passed" : "FAILED"));
         }
         md.append("\nFaults, as injected:\n");
         for (ScenarioResult r : results) {
@@ -56,6 +61,9 @@ final class ChaosReport extends Report<ChaosSuite> {
             }
             for (String e : r.verdict().examples()) {
                 md.append("  - finding: ").append(e).append('\n');
+            }
+            for (String e : r.downstream().examples()) {
+                md.append("  - finding downstream: ").append(e).append('\n');
             }
         }
     }

@@ -25,7 +25,8 @@ import dev.txinbox.harness.Verifier;
 
 /**
  * One scenario, start to verdict: a fresh database, its own queues, the service (one or two instances),
- * the stream sent at a steady rate while the fault plays out, then quiescence and the oracle.
+ * the stream sent at a steady rate while the fault plays out, then quiescence, the oracle, and the outbox's
+ * events downstream.
  */
 final class ScenarioRun {
 
@@ -83,11 +84,14 @@ final class ScenarioRun {
         long dlqDepth = sqs.depth(broker.queueUrl(scenario.queue().dlqName()));
         Verifier.Verdict verdict = Verifier.txinbox(Db.url(DATABASE), stream.oracle(), dlqDepth);
         DeadLetters deadLetters = DeadLetters.inspect(sqs, broker.queueUrl(scenario.queue().dlqName()), poisonBodies());
+        // While the instances still run: the relay publishes what the inbox's last batches recorded.
+        Downstream downstream = Downstream.inspect(sqs, broker.queueUrl(Service.eventsQueue(scenario.queue().name())),
+                Db.url(DATABASE), this::note);
         for (int slot = 0; slot < services.length; slot++) {
             terminate(slot);
         }
         return new ScenarioResult(scenario.key(), scenario.title(), scenario.spec().describe(), stream.oracle().messages(),
-                stream.oracle().events(), stream.oracle().poisonMessages(), List.copyOf(notes), verdict, deadLetters,
+                stream.oracle().events(), stream.oracle().poisonMessages(), List.copyOf(notes), verdict, deadLetters, downstream,
                 counters, quiet, (quiescent - firstSend) / 1000.0, (quiescent - calm) / 1000.0);
     }
 
