@@ -10,7 +10,9 @@ import java.util.regex.Pattern;
  * Where a message's time went inside the service: the histograms of {@code txinbox_stage_seconds{stage}} (one
  * record per message and stage) read from /q/metrics at two moments, and the quantiles of what was recorded in
  * between, stage by stage. A quantile is the upper bound of the bucket it falls in (Micrometer's buckets are
- * about 10 % apart), so it is never flattering.
+ * about 10 % apart), so it is never flattering. The outbox's {@code txinbox_outbox_send_latency_seconds} (from an
+ * event's recording in a handler to the relay's send of it, one record per event) is read the same way, as the
+ * stage {@value #OUTBOX}.
  */
 public final class StageTimes {
 
@@ -18,6 +20,13 @@ public final class StageTimes {
             "^txinbox_stage_seconds_bucket\\{(?=[^}]*stage=\"([^\"]+)\")[^}]*le=\"([^\"]+)\"[^}]*\\}\\s+(\\S+)");
     private static final Pattern SUM = Pattern.compile(
             "^txinbox_stage_seconds_(sum|count)\\{(?=[^}]*stage=\"([^\"]+)\")[^}]*\\}\\s+(\\S+)");
+    private static final Pattern OUTBOX_BUCKET = Pattern.compile(
+            "^txinbox_outbox_send_latency_seconds_bucket\\{[^}]*le=\"([^\"]+)\"[^}]*\\}\\s+(\\S+)");
+    private static final Pattern OUTBOX_SUM = Pattern.compile(
+            "^txinbox_outbox_send_latency_seconds_(sum|count)(?:\\{[^}]*\\})?\\s+(\\S+)");
+
+    /** The outbox's pseudo-stage: an event recorded until the relay sent it. */
+    public static final String OUTBOX = "outbox_record_to_send";
 
     /** One stage between the two readings: messages recorded, mean and quantiles in milliseconds. */
     public record Stage(long messages, double meanMs, double p50Ms, double p95Ms, double p99Ms, double maxBucketMs) {
@@ -44,6 +53,18 @@ public final class StageTimes {
             if (s.find()) {
                 double[] sumCount = times.sums.computeIfAbsent(s.group(2), x -> new double[2]);
                 sumCount[s.group(1).equals("sum") ? 0 : 1] += Double.parseDouble(s.group(3));
+            }
+            Matcher ob = OUTBOX_BUCKET.matcher(line);
+            if (ob.find()) {
+                double le = ob.group(1).equals("+Inf") ? Double.POSITIVE_INFINITY : Double.parseDouble(ob.group(1));
+                times.buckets.computeIfAbsent(OUTBOX, x -> new TreeMap<>()).merge(le, Double.parseDouble(ob.group(2)),
+                        Double::sum);
+                continue;
+            }
+            Matcher os = OUTBOX_SUM.matcher(line);
+            if (os.find()) {
+                double[] sumCount = times.sums.computeIfAbsent(OUTBOX, x -> new double[2]);
+                sumCount[os.group(1).equals("sum") ? 0 : 1] += Double.parseDouble(os.group(2));
             }
         }
         return times;
