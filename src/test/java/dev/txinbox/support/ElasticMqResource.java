@@ -23,6 +23,9 @@ public class ElasticMqResource implements QuarkusTestResourceLifecycleManager {
     public static final int MAX_RECEIVE_COUNT = 10;
     /** The outbox's queue (txinbox.outbox.queue's default). */
     public static final String ORDER_EVENTS = "order-events.fifo";
+    /** The chained test's events queue and its dead-letter queue (ChainedOutboxTest). */
+    public static final String CHAIN_EVENTS = "chain-events.fifo";
+    public static final String CHAIN_EVENTS_DLQ = "chain-events-dlq.fifo";
 
     // The broker outlives single tests; the outage scenario stops and restarts it through these.
     private static SQSRestServer server;
@@ -72,6 +75,9 @@ public class ElasticMqResource implements QuarkusTestResourceLifecycleManager {
             queues.createFifo("ledger.fifo", LEDGER_VISIBILITY_SECONDS, "ledger-dlq.fifo");
             // Where the outbox relay publishes the orders domain's downstream events.
             queues.createFifo(ORDER_EVENTS, 30, null);
+            // The chained test's own: its relay publishes there and its downstream consumer reads there.
+            queues.createFifo(CHAIN_EVENTS_DLQ, 30, null);
+            queues.createFifo(CHAIN_EVENTS, 5, CHAIN_EVENTS_DLQ);
         }
     }
 
