@@ -116,14 +116,8 @@ public class RetentionJob {
 
     private Map<String, Long> deleteBatch(String[] statuses, Instant cutoff) {
         return entityManager.unwrap(Session.class).doReturningWork(connection -> {
-            try (PreparedStatement lock = connection.prepareStatement("select pg_try_advisory_xact_lock(?)")) {
-                lock.setLong(1, LOCK_KEY);
-                try (ResultSet rs = lock.executeQuery()) {
-                    rs.next();
-                    if (!rs.getBoolean(1)) {
-                        return null;
-                    }
-                }
+            if (!RetentionLock.tryHold(connection, LOCK_KEY)) {
+                return null;
             }
             Map<String, Long> counts = new HashMap<>();
             try (PreparedStatement ps = connection.prepareStatement(DELETE_BATCH)) {

@@ -1,7 +1,6 @@
-package dev.txinbox.outbox;
+package dev.txinbox.ops;
 
 import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.Timestamp;
 import java.time.Instant;
 
@@ -87,14 +86,8 @@ public class OutboxRetention {
 
     private Integer deleteBatch(String sql, Instant cutoff) {
         return entityManager.unwrap(Session.class).doReturningWork(connection -> {
-            try (PreparedStatement lock = connection.prepareStatement("select pg_try_advisory_xact_lock(?)")) {
-                lock.setLong(1, LOCK_KEY);
-                try (ResultSet rs = lock.executeQuery()) {
-                    rs.next();
-                    if (!rs.getBoolean(1)) {
-                        return null;
-                    }
-                }
+            if (!RetentionLock.tryHold(connection, LOCK_KEY)) {
+                return null;
             }
             try (PreparedStatement ps = connection.prepareStatement(sql)) {
                 ps.setTimestamp(1, Timestamp.from(cutoff));
