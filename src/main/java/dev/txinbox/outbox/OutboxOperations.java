@@ -55,14 +55,7 @@ public class OutboxOperations {
 
     /** The waiting event of the aggregate is due now; empty when the aggregate waits at nothing. */
     public Optional<Waiting> retry(String aggregateId) {
-        Optional<Waiting> waiting = waiting(aggregateId);
-        waiting.ifPresent(w -> {
-            QuarkusTransaction.requiringNew().run(() -> entityManager.createNativeQuery(
-                    "update outbox_events set next_attempt_at = now() where id = ?1 and published_at is null")
-                    .setParameter(1, w.eventId()).executeUpdate());
-            relay.relay().ifPresent(OutboxRelay::wake);
-        });
-        return waiting;
+        return settle(aggregateId, "next_attempt_at = now()");
     }
 
     /**
@@ -70,10 +63,15 @@ public class OutboxOperations {
      * (its consumers see a gap in {@code sequence}). Empty when the aggregate waits at nothing.
      */
     public Optional<Waiting> skip(String aggregateId) {
+        return settle(aggregateId, "skipped_at = now()");
+    }
+
+    /** Sets {@code assignment} on the event the aggregate waits at, if it still waits, and wakes the relay. */
+    private Optional<Waiting> settle(String aggregateId, String assignment) {
         Optional<Waiting> waiting = waiting(aggregateId);
         waiting.ifPresent(w -> {
             QuarkusTransaction.requiringNew().run(() -> entityManager.createNativeQuery(
-                    "update outbox_events set skipped_at = now() where id = ?1 and published_at is null")
+                    "update outbox_events set " + assignment + " where id = ?1 and published_at is null")
                     .setParameter(1, w.eventId()).executeUpdate());
             relay.relay().ifPresent(OutboxRelay::wake);
         });
