@@ -11,9 +11,8 @@ import software.amazon.awssdk.services.sqs.model.MessageAttributeValue;
 
 /**
  * What the dead-letter queue holds against what should be there: each poison message of the stream, once,
- * with the reason txinbox gave. The queue is drained to read it: a FIFO queue hands out nothing more of
- * a group while one of its messages is in flight, so reading without deleting stops at the first
- * message of each group (the scenario's verdict has counted the depth before).
+ * with the reason txinbox gave. The queue is drained to read it ({@link Sqs#drain}; the scenario's verdict has
+ * counted the depth before).
  */
 record DeadLetters(long messages, long withReason, long missingPoison, long unexpected, long repeated,
         Map<String, Long> reasons) {
@@ -23,16 +22,7 @@ record DeadLetters(long messages, long withReason, long missingPoison, long unex
     }
 
     static DeadLetters inspect(Sqs sqs, String dlqUrl, List<String> poisonBodies) {
-        List<Message> all = new ArrayList<>();
-        while (true) {
-            List<Message> batch = sqs.client().receiveMessage(r -> r.queueUrl(dlqUrl).maxNumberOfMessages(10)
-                    .waitTimeSeconds(1).visibilityTimeout(60).messageAttributeNames("All")).messages();
-            if (batch.isEmpty()) {
-                break;
-            }
-            all.addAll(batch);
-            sqs.deleteBatch(dlqUrl, batch);
-        }
+        List<Message> all = sqs.drain(dlqUrl);
         Map<String, Long> expected = new HashMap<>();
         poisonBodies.forEach(b -> expected.merge(b, 1L, Long::sum));
         Map<String, Long> seen = new HashMap<>();

@@ -57,7 +57,7 @@ record Downstream(long events, long received, long pending, long lost, long unex
     static Downstream inspect(Sqs sqs, String eventsQueueUrl, String databaseUrl, Consumer<String> note)
             throws SQLException, InterruptedException {
         awaitPublished(databaseUrl, note);
-        List<Message> all = drain(sqs, eventsQueueUrl);
+        List<Message> all = sqs.drain(eventsQueueUrl);
         List<String> examples = new ArrayList<>();
 
         Map<String, Long> sequenceOf = new HashMap<>();
@@ -165,24 +165,6 @@ record Downstream(long events, long received, long pending, long lost, long unex
             }
             Thread.sleep(250);
         }
-    }
-
-    /** Reads and deletes everything (a FIFO queue hands out no more of a group while one of its messages is out). */
-    private static List<Message> drain(Sqs sqs, String url) {
-        List<Message> all = new ArrayList<>();
-        int empty = 0;
-        while (empty < 2) {
-            List<Message> batch = sqs.client().receiveMessage(r -> r.queueUrl(url).maxNumberOfMessages(10)
-                    .waitTimeSeconds(1).visibilityTimeout(60)).messages();
-            if (batch.isEmpty()) {
-                empty++;
-                continue;
-            }
-            empty = 0;
-            all.addAll(batch);
-            sqs.deleteBatch(url, batch);
-        }
-        return all;
     }
 
     private static long count(Statement s, String sql) throws SQLException {

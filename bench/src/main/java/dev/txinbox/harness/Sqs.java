@@ -66,6 +66,28 @@ public final class Sqs implements AutoCloseable {
         client.deleteMessageBatch(r -> r.queueUrl(url).entries(entries));
     }
 
+    /**
+     * Reads and deletes everything the queue holds, with its message attributes, until two receives in a row find
+     * nothing. A FIFO queue hands out nothing more of a group while one of its messages is in flight, so reading
+     * without deleting would stop at each group's first message; messages come back per group in order.
+     */
+    public List<Message> drain(String url) {
+        List<Message> all = new ArrayList<>();
+        int empty = 0;
+        while (empty < 2) {
+            List<Message> batch = client.receiveMessage(r -> r.queueUrl(url).maxNumberOfMessages(10)
+                    .waitTimeSeconds(1).visibilityTimeout(60).messageAttributeNames("All")).messages();
+            if (batch.isEmpty()) {
+                empty++;
+                continue;
+            }
+            empty = 0;
+            all.addAll(batch);
+            deleteBatch(url, batch);
+        }
+        return all;
+    }
+
     /** Visible, in flight and delayed messages together. */
     public long depth(String url) {
         Map<QueueAttributeName, String> attributes = client.getQueueAttributes(r -> r.queueUrl(url).attributeNames(
