@@ -24,11 +24,10 @@ import software.amazon.awssdk.services.sqs.model.MessageAttributeValue;
 import software.amazon.awssdk.services.sqs.model.QueueAttributeName;
 import software.amazon.awssdk.services.sqs.model.QueueDoesNotExistException;
 import software.amazon.awssdk.services.sqs.model.SendMessageBatchRequestEntry;
-import software.amazon.awssdk.services.sqs.model.SendMessageBatchResponse;
 import software.amazon.awssdk.services.sqs.model.TooManyEntriesInBatchRequestException;
 
 /**
- * The outbox relay's SQS side: one {@code SendMessageBatch} per call, and every failure sorted into the class the
+ * The outbox relay's SQS side: one {@code SendMessageBatch} per call, answered asynchronously, and every failure sorted into the class the
  * relay handles it by (outage, configuration, refused request).
  */
 @ApplicationScoped
@@ -48,9 +47,9 @@ public class SqsOutboxPublisher implements OutboxPublisher {
     }
 
     @Override
-    public List<Refusal> send(String queue, List<Message> messages) {
+    public CompletableFuture<List<Refusal>> send(String queue, List<Message> messages) {
         String url = url(queue);
-        List<SendMessageBatchRequestEntry> entries = new ArrayList<>();
+        List<SendMessageBatchRequestEntry> entries = new ArrayList<>(messages.size());
         for (Message message : messages) {
             Map<String, MessageAttributeValue> attributes = new HashMap<>();
             message.attributes().forEach((k, v) -> attributes.put(k,
@@ -59,21 +58,23 @@ public class SqsOutboxPublisher implements OutboxPublisher {
                     .messageDeduplicationId(message.deduplicationId()).messageBody(message.body())
                     .messageAttributes(attributes).build());
         }
-        SendMessageBatchResponse response;
-        try {
-            response = await(client.sendMessageBatch(r -> r.queueUrl(url).entries(entries)));
-        } catch (PublishException e) {
-            if (e.failure() == Failure.CONFIGURATION) {
-                urls.remove(queue);
-            }
-            throw e;
-        }
-        List<Refusal> refusals = new ArrayList<>();
-        for (BatchResultErrorEntry failed : response.failed()) {
-            refusals.add(new Refusal(failed.id(), failed.code() + ": " + failed.message(),
-                    Boolean.TRUE.equals(failed.senderFault())));
-        }
-        return refusals;
+        return client.sendMessageBatch(r -> r.queueUrl(url).entries(entries))
+                .orTimeout(CALL_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)
+                .handle((response, failed) -> {
+                    if (failed != null) {
+                        PublishException e = failure(failed);
+                        if (e.failure() == Failure.CONFIGURATION) {
+                            urls.remove(queue);
+                        }
+                        throw e;
+                    }
+                    List<Refusal> refusals = new ArrayList<>();
+                    for (BatchResultErrorEntry refused : response.failed()) {
+                        refusals.add(new Refusal(refused.id(), refused.code() + ": " + refused.message(),
+                                Boolean.TRUE.equals(refused.senderFault())));
+                    }
+                    return refusals;
+                });
     }
 
     @Override
@@ -112,15 +113,24 @@ public class SqsOutboxPublisher implements OutboxPublisher {
         try {
             return call.get(CALL_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
         } catch (TimeoutException e) {
-            throw new PublishException(Failure.UNAVAILABLE, "SQS did not answer within " + CALL_TIMEOUT.toSeconds()
-                    + " s", e);
+            throw failure(e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new PublishException(Failure.UNAVAILABLE, "interrupted", e);
         } catch (ExecutionException e) {
-            Throwable cause = e.getCause() != null ? e.getCause() : e;
-            throw new PublishException(classify(cause), SqsQueues.rootMessage(cause), cause);
+            throw failure(e.getCause() != null ? e.getCause() : e);
         }
+    }
+
+    private static PublishException failure(Throwable failed) {
+        Throwable cause = failed instanceof java.util.concurrent.CompletionException && failed.getCause() != null
+                ? failed.getCause()
+                : failed;
+        if (cause instanceof TimeoutException) {
+            return new PublishException(Failure.UNAVAILABLE, "SQS did not answer within " + CALL_TIMEOUT.toSeconds()
+                    + " s", cause);
+        }
+        return new PublishException(classify(cause), SqsQueues.rootMessage(cause), cause);
     }
 
     static Failure classify(Throwable failure) {

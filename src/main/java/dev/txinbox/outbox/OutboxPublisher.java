@@ -2,6 +2,7 @@ package dev.txinbox.outbox;
 
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * Sends outbox messages to a FIFO queue (implemented where the broker is known: {@code messaging}). One call is one
@@ -19,11 +20,13 @@ public interface OutboxPublisher {
     }
 
     /**
-     * Sends the messages; returns those refused one by one (all others were accepted).
+     * Sends the messages without waiting for the broker: the relay keeps several calls in flight. The answer is
+     * the entries refused one by one (all others were accepted); it completes exceptionally with a
+     * {@link PublishException} when the call as a whole failed.
      *
-     * @throws PublishException when the call as a whole failed
+     * @throws PublishException when the call could not even be made (the queue's URL is unknown)
      */
-    List<Refusal> send(String queue, List<Message> messages);
+    CompletableFuture<List<Refusal>> send(String queue, List<Message> messages);
 
     /**
      * Asks the broker whether the queue can be used, sending nothing: how a relay with nothing to send learns that

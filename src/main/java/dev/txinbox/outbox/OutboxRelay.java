@@ -9,6 +9,7 @@ import java.sql.Statement;
 import java.sql.Timestamp;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -16,12 +17,16 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
 
 import org.jboss.logging.Logger;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.databind.util.RawValue;
 
 import dev.txinbox.config.TxinboxConfig;
 import dev.txinbox.outbox.OutboxPublisher.Failure;
@@ -38,9 +43,11 @@ import dev.txinbox.outbox.OutboxPublisher.Refusal;
  * aggregate. Every instance also holds a membership lock; each takes no more than its fair share of the partitions
  * (partitions / members, rounded up) and gives back its surplus, between two sends, when another instance joins.
  *
- * <p>For each owned partition it reads the heads of the pending streams (the lowest unpublished sequence of each
- * aggregate, if due) and sends them in {@code SendMessageBatch} calls: an aggregate appears at most once per call,
- * so no call carries an event after one of the same aggregate that may fail. Published rows are marked. Failures
+ * <p>For each owned partition it reads a page of the heads of the pending streams (the lowest unpublished sequence
+ * of each aggregate, if due), walking the partition in aggregate id order page by page, and sends them in
+ * {@code SendMessageBatch} calls, several in flight: an aggregate appears at most once per round, so no call carries
+ * an event after one of the same aggregate that may fail, in the same call or in another. Published rows are marked,
+ * one statement per page. Failures
  * are handled by their class: an unavailable broker backs off and counts no attempt; a configuration fault (missing
  * queue, access denied) backs off and is reported to readiness; an event the broker refuses counts an attempt and
  * waits with a growing delay, and only its aggregate waits with it.
@@ -56,6 +63,12 @@ public final class OutboxRelay {
     /** Heads read per partition per round; a full page means the partition has more to send at once. */
     static final int HEADS_PER_ROUND = 200;
     static final int MAX_BATCH = 10;
+    /**
+     * {@code SendMessageBatch} calls a relay keeps in flight: one at a time, a relay publishes no faster than ten
+     * events per broker round trip. Kept well below the SQS client's connection pool (50), which the inbox's
+     * receives and deletes share.
+     */
+    static final int SENDS_IN_FLIGHT = 8;
     private static final Duration MAX_OUTAGE_BACKOFF = Duration.ofSeconds(30);
     /** What SQS takes as a MessageGroupId. */
     private static final java.util.regex.Pattern GROUP_ID = java.util.regex.Pattern.compile("[\\x21-\\x7e]{1,128}");
@@ -65,10 +78,9 @@ public final class OutboxRelay {
                 select distinct on (aggregateid) id, aggregatetype, aggregateid, type, timestamp, payload, sequence,
                        attempts, next_attempt_at
                   from outbox_events
-                 where partition = ? and published_at is null and skipped_at is null
+                 where partition = ? and aggregateid > ? and published_at is null and skipped_at is null
                  order by aggregateid, sequence) heads
              where next_attempt_at is null or next_attempt_at <= now()
-             order by timestamp
              limit ?
             """;
 
@@ -100,6 +112,8 @@ public final class OutboxRelay {
     private final Wakeup wakeup = new Wakeup();
 
     private final TreeSet<Integer> owned = new TreeSet<>();
+    /** Per owned partition, the last aggregate id of the page sent last ("" : start from the first). */
+    private final Map<Integer, String> cursors = new HashMap<>();
     private Connection connection;
     private boolean member;
     private volatile boolean running;
@@ -253,6 +267,7 @@ public final class OutboxRelay {
             int surplus = owned.last();
             lock("pg_advisory_unlock", surplus);
             owned.remove(surplus);
+            cursors.remove(surplus);
             LOG.infof("outbox relay %s: gave partition %d back (%d relays share %d partitions)", name, surplus, members,
                     partitions);
         }
@@ -276,16 +291,23 @@ public final class OutboxRelay {
         }
     }
 
-    /** Sends the due heads of one partition; true when it published something (their successors may be due). */
+    /**
+     * Sends the due heads of one partition; true when it may have more to send at once (something was published,
+     * whose successor may now be due, or the page of heads was full, or the scan wrapped around).
+     */
     private boolean publish(int partition) throws SQLException {
-        List<Head> heads = heads(partition);
+        String after = cursors.getOrDefault(partition, "");
+        List<Head> heads = heads(partition, after);
+        // A short page is the end of the partition: the next round starts again from its first aggregate.
+        boolean wrapped = heads.size() < HEADS_PER_ROUND;
+        cursors.put(partition, wrapped ? "" : heads.get(heads.size() - 1).aggregateId());
         if (heads.isEmpty()) {
-            return false;
+            return !after.isEmpty();
         }
-        boolean published = false;
+        List<Call> calls = new ArrayList<>();
         List<Head> batch = new ArrayList<>();
+        List<String> bodies = new ArrayList<>();
         int bytes = 0;
-        Map<UUID, String> bodies = new HashMap<>();
         for (Head head : heads) {
             String body = body(head);
             int size = body.getBytes(StandardCharsets.UTF_8).length;
@@ -295,25 +317,32 @@ public final class OutboxRelay {
                 continue;
             }
             if (!batch.isEmpty() && (batch.size() == MAX_BATCH || bytes + size > config.relay().maxMessageBytes())) {
-                published |= send(batch, bodies);
+                calls.add(new Call(List.copyOf(batch), List.copyOf(bodies)));
                 batch.clear();
+                bodies.clear();
                 bytes = 0;
             }
             batch.add(head);
-            bodies.put(head.id(), body);
+            bodies.add(body);
             bytes += size;
         }
         if (!batch.isEmpty()) {
-            published |= send(batch, bodies);
+            calls.add(new Call(List.copyOf(batch), List.copyOf(bodies)));
         }
-        return published || heads.size() == HEADS_PER_ROUND;
+        return send(calls) || !wrapped || !after.isEmpty();
     }
 
-    private List<Head> heads(int partition) throws SQLException {
+    /**
+     * The due heads of a partition's pending streams, in aggregate id order after {@code after}: the pending index
+     * yields them in that order, so a page costs the rows of its own aggregates, however long the backlog behind it.
+     * Walking the partition page by page serves every aggregate once per pass.
+     */
+    private List<Head> heads(int partition, String after) throws SQLException {
         List<Head> heads = new ArrayList<>();
         try (PreparedStatement ps = connection.prepareStatement(HEADS)) {
             ps.setInt(1, partition);
-            ps.setInt(2, HEADS_PER_ROUND);
+            ps.setString(2, after);
+            ps.setInt(3, HEADS_PER_ROUND);
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
                     heads.add(new Head(rs.getObject(1, UUID.class), rs.getString(2), rs.getString(3), rs.getString(4),
@@ -324,7 +353,10 @@ public final class OutboxRelay {
         return heads;
     }
 
-    /** CONTRACT §1's body, so that a txinbox consumer downstream consumes it as it is. */
+    /**
+     * CONTRACT §1's body, so that a txinbox consumer downstream consumes it as it is. The payload goes in as
+     * PostgreSQL wrote it: jsonb's text is JSON already, so it is not parsed and written again.
+     */
     private String body(Head head) {
         ObjectNode body = mapper.createObjectNode();
         body.put("eventId", head.id().toString());
@@ -332,11 +364,11 @@ public final class OutboxRelay {
         body.put("aggregateId", head.aggregateId());
         body.put("sequence", head.sequence());
         body.put("occurredAt", head.timestamp().toString());
+        body.putRawValue("payload", new RawValue(head.payload()));
         try {
-            body.set("payload", mapper.readTree(head.payload()));
             return mapper.writeValueAsString(body);
         } catch (JsonProcessingException e) {
-            throw new IllegalStateException("outbox event " + head.id() + " has a payload that is not JSON", e);
+            throw new IllegalStateException("outbox event " + head.id() + " could not be written", e);
         }
     }
 
@@ -358,63 +390,161 @@ public final class OutboxRelay {
         }
     }
 
-    /** One call; true when something was published. */
-    private boolean send(List<Head> batch, Map<UUID, String> bodies) throws SQLException {
-        List<Message> messages = new ArrayList<>();
-        Map<String, Head> byEntry = new HashMap<>();
-        for (int i = 0; i < batch.size(); i++) {
-            Head head = batch.get(i);
-            String entry = Integer.toString(i);
-            byEntry.put(entry, head);
-            messages.add(new Message(entry, groupId(head.aggregateId()), head.id().toString(), bodies.get(head.id()),
-                    Map.of("event-id", head.id().toString(), "aggregate-type", head.aggregateType(),
-                            "event-type", head.type())));
+    /** One {@code SendMessageBatch}: heads of distinct aggregates, with their bodies. */
+    private record Call(List<Head> heads, List<String> bodies) {
+    }
+
+    /** A call sent, and its answer to come. */
+    private record InFlight(Call call, CompletableFuture<List<Refusal>> answer) {
+    }
+
+    /**
+     * Sends the calls, {@link #SENDS_IN_FLIGHT} at a time, and marks what the broker took in one statement. The
+     * calls carry heads of distinct aggregates (at most one event per aggregate per round), so none of them can
+     * overtake another's predecessor, whichever is answered first. When the broker fails a call as a whole, the
+     * others' answers are still taken and marked before the failure is handled.
+     *
+     * @return true when something was published
+     */
+    private boolean send(List<Call> calls) throws SQLException {
+        List<Head> sent = new ArrayList<>();
+        Map<Call, String> refusedRequests = new java.util.LinkedHashMap<>();
+        PublishException outage = null;
+        ArrayDeque<InFlight> inFlight = new ArrayDeque<>();
+        int next = 0;
+        while (next < calls.size() || !inFlight.isEmpty()) {
+            while (next < calls.size() && inFlight.size() < SENDS_IN_FLIGHT && outage == null) {
+                Call call = calls.get(next++);
+                sendsThisRound++;
+                try {
+                    inFlight.add(new InFlight(call, publisher.send(config.queue(), messages(call))));
+                } catch (PublishException e) {
+                    outage = e;
+                }
+            }
+            if (outage != null && next < calls.size()) {
+                next = calls.size(); // what was not sent yet waits for the broker to come back
+            }
+            InFlight oldest = inFlight.poll();
+            if (oldest == null) {
+                break;
+            }
+            try {
+                settle(oldest.call(), await(oldest.answer()), sent);
+            } catch (PublishException e) {
+                if (e.failure() == Failure.REQUEST_REFUSED) {
+                    refusedRequests.put(oldest.call(), e.getMessage());
+                } else if (outage == null) {
+                    outage = e;
+                }
+            }
         }
-        List<Refusal> refusals;
-        sendsThisRound++;
-        try {
-            refusals = publisher.send(config.queue(), messages);
-        } catch (PublishException e) {
-            if (e.failure() != Failure.REQUEST_REFUSED) {
-                throw e;
-            }
-            if (batch.size() == 1) {
-                refused(batch.get(0), e.getMessage());
-                return false;
-            }
-            // One of them is at fault, and the answer does not say which: each alone finds it.
-            boolean published = false;
-            for (Head head : batch) {
-                published |= send(List.of(head), bodies);
-            }
-            return published;
+        published(sent);
+        if (outage != null) {
+            throw outage;
         }
+        if (!sent.isEmpty() || !calls.isEmpty()) {
+            answered();
+        }
+        boolean published = !sent.isEmpty();
+        for (Map.Entry<Call, String> refusedRequest : refusedRequests.entrySet()) {
+            published |= sendAlone(refusedRequest.getKey(), refusedRequest.getValue());
+        }
+        return published;
+    }
+
+    /**
+     * The broker refused a call as a whole (too long, invalid) and its answer does not say which entry is at
+     * fault: each alone finds it.
+     */
+    private boolean sendAlone(Call call, String reason) throws SQLException {
+        if (call.heads().size() == 1) {
+            refused(call.heads().get(0), reason);
+            return false;
+        }
+        List<Call> alone = new ArrayList<>();
+        for (int i = 0; i < call.heads().size(); i++) {
+            alone.add(new Call(List.of(call.heads().get(i)), List.of(call.bodies().get(i))));
+        }
+        List<Head> sent = new ArrayList<>();
+        for (Call one : alone) {
+            sendsThisRound++;
+            try {
+                settle(one, await(publisher.send(config.queue(), messages(one))), sent);
+            } catch (PublishException e) {
+                if (e.failure() != Failure.REQUEST_REFUSED) {
+                    published(sent);
+                    throw e;
+                }
+                refused(one.heads().get(0), e.getMessage());
+            }
+        }
+        published(sent);
+        return !sent.isEmpty();
+    }
+
+    private List<Message> messages(Call call) {
+        List<Message> messages = new ArrayList<>(call.heads().size());
+        for (int i = 0; i < call.heads().size(); i++) {
+            Head head = call.heads().get(i);
+            messages.add(new Message(Integer.toString(i), groupId(head.aggregateId()), head.id().toString(),
+                    call.bodies().get(i), Map.of("event-id", head.id().toString(), "aggregate-type",
+                            head.aggregateType(), "event-type", head.type())));
+        }
+        return messages;
+    }
+
+    /** Sorts a call's answer: taken (into {@code sent}), refused for the event's fault, or not taken for now. */
+    private void settle(Call call, List<Refusal> refusals, List<Head> sent) throws SQLException {
         Map<String, Refusal> refused = new HashMap<>();
         refusals.forEach(r -> refused.put(r.entryId(), r));
-        List<UUID> sent = new ArrayList<>();
-        for (Map.Entry<String, Head> entry : byEntry.entrySet()) {
-            Refusal refusal = refused.get(entry.getKey());
+        int taken = 0;
+        for (int i = 0; i < call.heads().size(); i++) {
+            Head head = call.heads().get(i);
+            Refusal refusal = refused.get(Integer.toString(i));
             if (refusal == null) {
-                sent.add(entry.getValue().id());
+                sent.add(head);
+                taken++;
             } else if (refusal.senderFault()) {
-                refused(entry.getValue(), refusal.reason());
+                refused(head, refusal.reason());
             } else {
                 // The broker's fault, not the event's: no attempt counted, the next round sends it again.
                 metrics.failure(OutboxMetrics.UNAVAILABLE, 1);
-                LOG.debugf("outbox relay %s: event %s not taken for now: %s", name, entry.getValue().id(),
-                        refusal.reason());
+                LOG.debugf("outbox relay %s: event %s not taken for now: %s", name, head.id(), refusal.reason());
             }
         }
-        if (!sent.isEmpty()) {
-            markPublished(sent);
-            metrics.published(sent.size());
-            metrics.batchSize().record(sent.size());
-            Instant now = Instant.now();
-            batch.stream().filter(h -> sent.contains(h.id()))
-                    .forEach(h -> metrics.commitToSend().record(Duration.between(h.timestamp(), now)));
+        if (taken > 0) {
+            metrics.batchSize().record(taken);
         }
-        answered();
-        return !sent.isEmpty();
+    }
+
+    private void published(List<Head> sent) throws SQLException {
+        if (sent.isEmpty()) {
+            return;
+        }
+        markPublished(sent.stream().map(Head::id).toList());
+        metrics.published(sent.size());
+        Instant now = Instant.now();
+        sent.forEach(h -> metrics.commitToSend().record(Duration.between(h.timestamp(), now)));
+    }
+
+    private List<Refusal> await(CompletableFuture<List<Refusal>> answer) {
+        try {
+            return answer.get();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new PublishException(Failure.UNAVAILABLE, "interrupted", e);
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof PublishException publish) {
+                throw publish;
+            }
+            Throwable cause = e.getCause() instanceof CompletionException c && c.getCause() != null ? c.getCause()
+                    : e.getCause();
+            if (cause instanceof PublishException publish) {
+                throw publish;
+            }
+            throw new PublishException(Failure.UNAVAILABLE, String.valueOf(cause), cause);
+        }
     }
 
     /** The broker took a call: an outage or a configuration fault is over. */
@@ -489,6 +619,7 @@ public final class OutboxRelay {
 
     private void closeConnection() {
         owned.clear();
+        cursors.clear();
         member = false;
         if (connection != null) {
             try {

@@ -36,8 +36,8 @@ public final class Ab {
         Build b = new Build("B", options.arguments().get(1), suite.commitB, suite.jarB.toString());
         StreamSpec spec = suite.spec(options);
         OrderStream stream = OrderStream.generate(spec);
-        System.out.printf("A/B of the service jar, backlog mode: %s; %d warm-up messages ahead of it; rounds: %d%n",
-                spec.describe(), suite.backlogWarmUp, suite.rounds);
+        System.out.printf("A/B of the service jar, backlog mode, run %s: %s; %d warm-up messages ahead of it; rounds: %d%n",
+                suite.run, spec.describe(), suite.backlogWarmUp, suite.rounds);
         for (Build build : List.of(a, b)) {
             System.out.printf("  %s: %s%s, %s%n", build.label(), build.revision(),
                     build.commit().isEmpty() ? "" : " (" + build.commit() + ")", build.jar());
@@ -63,6 +63,8 @@ public final class Ab {
 
     private static RunResult run(Bench bench, Build build, String name, OrderStream stream, StreamSpec spec,
             AbSuite suite) throws Exception {
-        return bench.txinboxBacklog(Path.of(build.jar()), name, stream, spec.groups(), suite.parallelism, 0, false);
+        return suite.run.equals("relay")
+                ? bench.relayBacklog(Path.of(build.jar()), name, stream, spec.groups(), suite.parallelism)
+                : bench.txinboxBacklog(Path.of(build.jar()), name, stream, spec.groups(), suite.parallelism, 0, false);
     }
 }

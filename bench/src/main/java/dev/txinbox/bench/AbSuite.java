@@ -9,7 +9,8 @@ import dev.txinbox.harness.Options;
 
 /**
  * bench/ab's command line (docs/BENCHMARKS.md): the two builds to compare, then bench/run's options for the
- * one run it repeats (the backlog mode of txinbox, no old rows) and {@code --rounds}. The script builds the
+ * one run it repeats (the backlog mode of txinbox, no old rows; or, with {@code --run=relay}, the outbox relay's
+ * backlog run) and {@code --rounds}. The script builds the
  * two jars and passes them, {@code --jar} A's and {@code --jar-b} B's, with the commits they were built from
  * (empty for a quarkus-app directory given as it is).
  */
@@ -21,6 +22,8 @@ public final class AbSuite extends BenchSuite {
     static final String JAR_B = "--jar-b";
 
     int rounds = 3;
+    /** The run repeated: {@code txinbox} (the inbox's backlog run) or {@code relay} (the relay's). */
+    String run = "txinbox";
     Path jarB;
     String commitA = "";
     String commitB = "";
@@ -50,6 +53,7 @@ public final class AbSuite extends BenchSuite {
         List<Options.Option> options = new ArrayList<>(super.options().stream()
                 .filter(o -> !NOT_TAKEN.contains(o.name())).toList());
         options.add(new Options.Option("--rounds", () -> rounds, v -> rounds = Integer.parseInt(v)));
+        options.add(new Options.Option("--run", () -> run, v -> run = v));
         options.add(new Options.Option(JAR_B, () -> jarB == null ? "" : jarB, v -> jarB = Path.of(v)));
         options.add(new Options.Option("--commit-a", () -> commitA, v -> commitA = v));
         options.add(new Options.Option("--commit-b", () -> commitB, v -> commitB = v));
@@ -62,11 +66,14 @@ public final class AbSuite extends BenchSuite {
         if (rounds < 1) {
             throw new IllegalArgumentException("--rounds takes 1 or more, got " + rounds);
         }
+        if (!run.equals("txinbox") && !run.equals("relay")) {
+            throw new IllegalArgumentException("--run takes txinbox or relay, got '" + run + "'");
+        }
         if (jarB == null) {
             throw new IllegalArgumentException(JAR_B + " is required (" + script() + " passes it)");
         }
         modes = List.of(BACKLOG);
-        runs = List.of("txinbox");
+        runs = List.of(run);
         oldRows = 0;
     }
 }

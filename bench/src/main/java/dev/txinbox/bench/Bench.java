@@ -20,6 +20,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 
 import dev.txinbox.harness.Child;
 import dev.txinbox.harness.Db;
+import dev.txinbox.harness.Downstream;
 import dev.txinbox.harness.Options;
 import dev.txinbox.harness.Oracle;
 import dev.txinbox.harness.OrderStream;
@@ -146,11 +147,21 @@ public final class Bench implements AutoCloseable {
         return runs;
     }
 
-    /** The whole stream in the queue before the consumer starts; then txinbox again over old inbox rows. */
+    /**
+     * The whole stream in the queue before the consumer starts; the outbox relay over the events that leaves; then
+     * txinbox again over old inbox rows.
+     */
     private List<RunResult> backlog(StreamSpec main, OrderStream mainStream, boolean jfr) throws Exception {
         String mode = BenchSuite.BACKLOG;
         List<RunResult> runs = new ArrayList<>();
+        if (suite.runs.contains("relay") && !suite.modes.contains(BenchSuite.CONCURRENT) && suite.runs.size() == 1) {
+            runs.add(relayBacklog(options.jar(), "relay", mainStream, main.groups(), suite.parallelism));
+            return runs;
+        }
         runs.add(txinboxBacklog(options.jar(), "txinbox", mainStream, main.groups(), suite.parallelism, 0, jfr));
+        if (suite.runs.contains("relay")) {
+            runs.add(relayBacklog(options.jar(), "relay", mainStream, main.groups(), suite.parallelism));
+        }
         if (suite.runs.contains("drain")) {
             runs.add(drain(mode, "drain ceiling", mainStream, main.groups()));
         }
@@ -206,8 +217,7 @@ public final class Bench implements AutoCloseable {
             RunResult result = result(name, "txinbox", BenchSuite.CONCURRENT, parallelism, groups, stream,
                     warm.oracle().messages(), 0, rate, window, service.child().peakRssMiB(), latency, stages, verdict, null,
                     log);
-            sqs.deleteQueue(queues.url);
-            sqs.deleteQueue(queues.dlqUrl);
+            deleteQueues(queues);
             return print(result);
         }
     }
@@ -259,9 +269,97 @@ public final class Bench implements AutoCloseable {
             Verifier.Verdict verdict = Verifier.txinbox(Db.url(DB), stream.oracle(), sqs.depth(queues.dlqUrl));
             RunResult result = result(name, "txinbox", BenchSuite.BACKLOG, parallelism, groups, stream, warmUp, oldRows,
                     0, window, service.child().peakRssMiB(), null, null, verdict, load, log);
-            sqs.deleteQueue(queues.url);
-            sqs.deleteQueue(queues.dlqUrl);
+            deleteQueues(queues);
             return print(result);
+        }
+    }
+
+    /**
+     * The outbox relay alone, over a backlog of outbox events: the service first consumes the warm-up and the
+     * stream with its relay off, so that every applied event leaves one pending outbox event; then it starts again
+     * with the relay on and nothing to consume. Measured from the moment the warm-up's share of the events is
+     * published (the JIT's compiling and the first pages are behind it) to the moment all are, by polling the
+     * service's published counter. The verdict is downstream's: every applied event caused exactly one outbox
+     * event, each reached the events queue once, per order in sequence order.
+     */
+    RunResult relayBacklog(Path jar, String name, OrderStream stream, int groups, int parallelism) throws Exception {
+        Queues queues = queues();
+        Db.reset(DB);
+        PgStatements.install(DB);
+        String slug = slug(BenchSuite.BACKLOG + " " + name);
+        OrderStream warm = backlogWarmUp(groups);
+        fill(queues, warm, stream);
+        Map<String, String> settings = new HashMap<>(Map.of(
+                "TXINBOX_CONSUMERS_ORDERS_PARALLELISM", Integer.toString(parallelism),
+                "TXINBOX_OUTBOX_RELAY_ENABLED", "false"));
+        long recordedMillis = System.currentTimeMillis();
+        try (Service service = Service.start(jar, List.of(),
+                Service.env(DB, sqs.endpoint(), queues.name, queues.dlqName, options.httpPort(), settings),
+                logs.resolve(slug + "-record.log"))) {
+            awaitDone(service, messages(warm) + stream.oracle().messages(), false);
+            quiescence(queues, stream.oracle(), events(warm)).await(List.of(service), Bench::say);
+        }
+        long events = Db.queryLong(Db.url(DB), "select count(*) from outbox_events");
+        System.out.printf("    %d outbox events recorded with the relay off in %.1f s%n", events,
+                (System.currentTimeMillis() - recordedMillis) / 1000.0);
+        Db.analyze(DB);
+        long warmUpEvents = Math.round((double) events * messages(warm) / (messages(warm) + messages(stream)));
+        settings.put("TXINBOX_OUTBOX_RELAY_ENABLED", "true");
+        Path log = logs.resolve(slug + ".log");
+        try (Service service = Service.start(jar, List.of(),
+                Service.env(DB, sqs.endpoint(), queues.name, queues.dlqName, options.httpPort(), settings), log)) {
+            Reading from = awaitPublished(service, warmUpEvents);
+            PgStatements statements = PgStatements.start(DB, Db.SERVICE_ROLE);
+            Snapshot before = snapshot(service.pid());
+            Reading to = awaitPublished(service, events);
+            Snapshot after = snapshot(service.pid());
+            long measured = to.counters.published() - from.counters.published();
+            PgStatements.Count counted = statements.end(measured);
+            service.saveMetrics(logs.resolve(slug + ".metrics"));
+            long sends = to.counters.sends() - from.counters.sends();
+            Window window = new Window(measured, (to.atMillis - from.atMillis) / 1000.0, before, after, sends,
+                    Map.of("SendMessageBatch", Map.of("calls per event", (double) sends / Math.max(1, measured))),
+                    counted);
+            Downstream downstream = Downstream.inspect(sqs, queues.eventsUrl,
+                    Db.url(DB), Bench::say);
+            System.out.printf("    downstream: %d events, %d received, %d copies, %d pending, %d lost, %d out of order%n",
+                    downstream.events(), downstream.received(), downstream.copies(), downstream.pending(),
+                    downstream.lost(), downstream.outOfOrder());
+            Verifier.Verdict verdict = new Verifier.Verdict(
+                    downstream.pending() + downstream.lost() + downstream.missing(),
+                    downstream.outOfOrder() + downstream.gaps(), downstream.doubled() + downstream.copies(),
+                    downstream.unexpected(), Map.of(), sqs.depth(queues.dlqUrl), downstream.examples());
+            RunResult result = result(name, "relay", BenchSuite.BACKLOG, parallelism, groups, stream, warmUpEvents, 0,
+                    0, window, service.child().peakRssMiB(), null, null, verdict, null, log);
+            deleteQueues(queues);
+            return print(result);
+        }
+    }
+
+    /** Polls the service's published counter every 250 ms until {@code published} events are out. */
+    private Reading awaitPublished(Service service, long published) throws Exception {
+        long lastCount = -1;
+        long lastProgress = System.currentTimeMillis();
+        while (true) {
+            if (!service.isAlive()) {
+                throw new IllegalStateException("the service died; see " + service.log());
+            }
+            try {
+                Reading reading = new Reading(service.counters(), System.currentTimeMillis());
+                if (reading.counters.published() >= published) {
+                    return reading;
+                }
+                if (reading.counters.published() != lastCount) {
+                    lastCount = reading.counters.published();
+                    lastProgress = reading.atMillis;
+                } else if (reading.atMillis - lastProgress > NO_PROGRESS_MILLIS) {
+                    System.out.printf("  no progress for 2 minutes: %d of %d events published%n", lastCount, published);
+                    return reading;
+                }
+            } catch (IOException e) {
+                // not listening yet (starting)
+            }
+            Thread.sleep(250);
         }
     }
 
@@ -276,8 +374,7 @@ public final class Bench implements AutoCloseable {
         try (Service service = Service.start(jar, List.of(), env, log)) {
             service.awaitReady(Duration.ofMinutes(2));
         }
-        sqs.deleteQueue(scratch.url);
-        sqs.deleteQueue(scratch.dlqUrl);
+        deleteQueues(scratch);
     }
 
     RunResult drain(String mode, String name, OrderStream stream, int groups) throws Exception {
@@ -361,8 +458,7 @@ public final class Bench implements AutoCloseable {
                     statements == null ? null : statements.end(measured));
             RunResult result = result(name, consumer, mode, parallelism, groups, stream, warmUp, 0, 0, window,
                     child.peakRssMiB(), null, null, verdict.verdict(), null, log);
-            sqs.deleteQueue(queues.url);
-            sqs.deleteQueue(queues.dlqUrl);
+            deleteQueues(queues);
             return print(result);
         }
     }
@@ -635,15 +731,22 @@ public final class Bench implements AutoCloseable {
 
     // ------------------------------------------------------------------ plumbing
 
-    private record Queues(String name, String url, String dlqName, String dlqUrl) {
+    private record Queues(String name, String url, String dlqName, String dlqUrl, String eventsUrl) {
+    }
+
+    /** A run's queues, the events queue too: what the relay published there would fill the broker's memory. */
+    private void deleteQueues(Queues queues) {
+        sqs.deleteQueue(queues.url);
+        sqs.deleteQueue(queues.dlqUrl);
+        sqs.deleteQueue(queues.eventsUrl);
     }
 
     private Queues queues() {
         String base = "bench-" + ProcessHandle.current().pid() + "-" + (++queueCounter);
         String url = sqs.createFifo(base + ".fifo", Duration.ofSeconds(30));
         String dlq = sqs.createFifo(base + "-dlq.fifo", Duration.ofSeconds(30));
-        sqs.createFifo(Service.eventsQueue(base + ".fifo"), Duration.ofSeconds(30));
-        return new Queues(base + ".fifo", url, base + "-dlq.fifo", dlq);
+        String events = sqs.createFifo(Service.eventsQueue(base + ".fifo"), Duration.ofSeconds(30));
+        return new Queues(base + ".fifo", url, base + "-dlq.fifo", dlq, events);
     }
 
     /**

@@ -18,7 +18,7 @@ public class BenchSuite implements Options.Suite {
     static final String CONCURRENT = "concurrent";
     static final String BACKLOG = "backlog";
     static final String JFR = "--jfr";
-    static final List<String> RUNS = List.of("txinbox", "drain", "naive", "latency", "curves", "scale");
+    static final List<String> RUNS = List.of("txinbox", "drain", "naive", "latency", "curves", "scale", "relay");
 
     /** Measuring modes, in order; see {@link #complete} for the default. */
     List<String> modes;
@@ -104,8 +104,15 @@ public class BenchSuite implements Options.Suite {
         }
         jfr = options.flag(JFR);
         if (modes == null) {
-            // The whole benchmark measures both ways; a chosen subset of runs is measured as it always was.
-            modes = options.given("--runs") ? List.of(CONCURRENT) : List.of(CONCURRENT, BACKLOG);
+            // The whole benchmark measures both ways; a chosen subset of runs is measured as it always was, in the
+            // concurrent mode, but the relay's run is a backlog (of outbox events) by nature.
+            if (!options.given("--runs")) {
+                modes = List.of(CONCURRENT, BACKLOG);
+            } else if (runs.equals(List.of("relay"))) {
+                modes = List.of(BACKLOG);
+            } else {
+                modes = runs.contains("relay") ? List.of(CONCURRENT, BACKLOG) : List.of(CONCURRENT);
+            }
         }
         if (options.given("--old-rows") && oldRows > 0) {
             if (!modes.contains(BACKLOG)) {

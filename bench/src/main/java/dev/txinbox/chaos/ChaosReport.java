@@ -4,6 +4,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
 
+import dev.txinbox.harness.Downstream;
 import dev.txinbox.harness.Options;
 import dev.txinbox.harness.Report;
 

@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
+import dev.txinbox.harness.Downstream;
 import dev.txinbox.harness.Verifier;
 
 /**

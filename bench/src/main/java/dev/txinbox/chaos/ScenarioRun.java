@@ -14,6 +14,7 @@ import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicReference;
 
 import dev.txinbox.harness.Db;
+import dev.txinbox.harness.Downstream;
 import dev.txinbox.harness.Options;
 import dev.txinbox.harness.OrderStream;
 import dev.txinbox.harness.Outgoing;

@@ -16,14 +16,20 @@ import java.util.regex.Pattern;
  * @param requests {@code txinbox_sqs_requests_total} by call (receives, which the connector makes
  *        through txinbox's client, and delete batches)
  * @param requestMessages {@code txinbox_sqs_request_messages_total} by call: messages those requests carried
+ * @param published {@code txinbox_outbox_published_total}: outbox events the relay published
+ * @param sends {@code txinbox_outbox_batch_size_count}: the relay's {@code SendMessageBatch} calls that published
+ *        something
  */
-public record ServiceCounters(long done, Map<String, Long> requests, Map<String, Long> requestMessages) {
+public record ServiceCounters(long done, Map<String, Long> requests, Map<String, Long> requestMessages,
+        long published, long sends) {
 
-    private static final Pattern LINE = Pattern.compile("^(txinbox_[a-z_]+)\\{([^}]*)\\}\\s+(\\S+)");
+    private static final Pattern LINE = Pattern.compile("^(txinbox_[a-z_]+)(?:\\{([^}]*)\\})?\\s+(\\S+)");
     private static final Pattern LABEL = Pattern.compile("(\\w+)=\"([^\"]*)\"");
 
     public static ServiceCounters parse(String prometheusText) {
         long done = 0;
+        long published = 0;
+        long sends = 0;
         Map<String, Long> requests = new TreeMap<>();
         Map<String, Long> requestMessages = new TreeMap<>();
         for (String line : prometheusText.split("\n")) {
@@ -32,7 +38,7 @@ public record ServiceCounters(long done, Map<String, Long> requests, Map<String,
                 continue;
             }
             Map<String, String> labels = new LinkedHashMap<>();
-            Matcher l = LABEL.matcher(m.group(2));
+            Matcher l = LABEL.matcher(m.group(2) == null ? "" : m.group(2));
             while (l.find()) {
                 labels.put(l.group(1), l.group(2));
             }
@@ -43,6 +49,8 @@ public record ServiceCounters(long done, Map<String, Long> requests, Map<String,
                         done += value;
                     }
                 }
+                case "txinbox_outbox_published_total" -> published += value;
+                case "txinbox_outbox_batch_size_count" -> sends += value;
                 case "txinbox_sqs_requests_total" -> requests.merge(labels.getOrDefault("call", "?"), value, Long::sum);
                 case "txinbox_sqs_request_messages_total" ->
                     requestMessages.merge(labels.getOrDefault("call", "?"), value, Long::sum);
@@ -50,7 +58,7 @@ public record ServiceCounters(long done, Map<String, Long> requests, Map<String,
                 }
             }
         }
-        return new ServiceCounters(done, requests, requestMessages);
+        return new ServiceCounters(done, requests, requestMessages, published, sends);
     }
 
     public long totalRequests() {

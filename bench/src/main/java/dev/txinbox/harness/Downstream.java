@@ -1,4 +1,4 @@
-package dev.txinbox.chaos;
+package dev.txinbox.harness;
 
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -15,9 +15,6 @@ import java.util.function.Consumer;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
-import dev.txinbox.harness.Db;
-import dev.txinbox.harness.Quiescence;
-import dev.txinbox.harness.Sqs;
 import software.amazon.awssdk.services.sqs.model.Message;
 
 /**
@@ -40,12 +37,12 @@ import software.amazon.awssdk.services.sqs.model.Message;
  * @param doubled       applied events that caused more than one outbox event
  * @param missing       applied events that caused none
  */
-record Downstream(long events, long received, long pending, long lost, long unexpected, long copies, long outOfOrder,
+public record Downstream(long events, long received, long pending, long lost, long unexpected, long copies, long outOfOrder,
         long gaps, long doubled, long missing, List<String> examples) {
 
     private static final ObjectMapper JSON = new ObjectMapper();
 
-    boolean complete() {
+    public boolean complete() {
         return pending == 0 && lost == 0 && unexpected == 0 && outOfOrder == 0 && gaps == 0 && doubled == 0
                 && missing == 0;
     }
@@ -54,7 +51,7 @@ record Downstream(long events, long received, long pending, long lost, long unex
      * Waits while the relay still has events to publish (until none is pending, or nothing moved for
      * {@link Quiescence#STALL}), then drains the events queue and compares. The service must still run.
      */
-    static Downstream inspect(Sqs sqs, String eventsQueueUrl, String databaseUrl, Consumer<String> note)
+    public static Downstream inspect(Sqs sqs, String eventsQueueUrl, String databaseUrl, Consumer<String> note)
             throws SQLException, InterruptedException {
         awaitPublished(databaseUrl, note);
         List<Message> all = sqs.drain(eventsQueueUrl);
