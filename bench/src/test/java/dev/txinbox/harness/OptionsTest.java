@@ -51,7 +51,7 @@ class OptionsTest {
             Map.entry("--group-curve", "2,20"), Map.entry("--payload-bytes", "64"),
             Map.entry("--producer-threads", "2"), Map.entry("--endpoint", "http://127.0.0.1:1"),
             Map.entry("--broker-pid", "77"), Map.entry("--scenarios", "kill,sigterm"),
-            Map.entry("--kill-messages", "600"), Map.entry("--kills", "2"), Map.entry("--rate", "50"),
+            Map.entry("--kill-messages", "600"), Map.entry("--run", "relay"), Map.entry("--kills", "2"), Map.entry("--rate", "50"),
             Map.entry("--port", "9999"), Map.entry("--elasticmq-classpath", "/x.jar"),
             Map.entry("--backlog-warm-up", "700"), Map.entry("--rounds", "2"), Map.entry("--jar-b", "b.jar"),
             Map.entry("--commit-a", "abc1234"), Map.entry("--commit-b", "def5678"));
@@ -184,7 +184,7 @@ class OptionsTest {
         assertRefused("expected one of [--quick, --help] or --name=value, got --jfr", new ChaosSuite(), "--jfr");
         assertRefused("--mode takes concurrent, backlog or both (comma-separated), got 'sideways'", new BenchSuite(),
                 "--mode=sideways");
-        assertRefused("--runs takes some of txinbox,drain,naive,latency,curves,scale, got 'txinbox,nave'",
+        assertRefused("--runs takes some of txinbox,drain,naive,latency,curves,scale,relay, got 'txinbox,nave'",
                 new BenchSuite(), "--runs=txinbox,nave");
         assertRefused("--old-rows is the backlog mode's scale point: add --mode=backlog", new BenchSuite(),
                 "--mode=concurrent", "--old-rows=10");
