@@ -43,8 +43,8 @@ import dev.txinbox.outbox.OutboxPublisher.Refusal;
  * aggregate. Every instance also holds a membership lock; each takes no more than its fair share of the partitions
  * (partitions / members, rounded up) and gives back its surplus, between two sends, when another instance joins.
  *
- * <p>For each owned partition it reads a page of the heads of the pending streams (the lowest unpublished sequence
- * of each aggregate, if due), walking the partition in aggregate id order page by page, and sends them in
+ * <p>Each round it reads a page of the heads of the owned partitions' pending streams (the lowest unpublished sequence
+ * of each aggregate, if due), walking the partitions in aggregate id order page by page, and sends them in
  * {@code SendMessageBatch} calls, several in flight: an aggregate appears at most once per round, so no call carries
  * an event after one of the same aggregate that may fail, in the same call or in another. Published rows are marked,
  * one statement per page. Failures
@@ -74,12 +74,13 @@ public final class OutboxRelay {
     private static final java.util.regex.Pattern GROUP_ID = java.util.regex.Pattern.compile("[\\x21-\\x7e]{1,128}");
 
     private static final String HEADS = """
-            select id, aggregatetype, aggregateid, type, timestamp, payload::text, sequence, attempts from (
-                select distinct on (aggregateid) id, aggregatetype, aggregateid, type, timestamp, payload, sequence,
-                       attempts, next_attempt_at
+            select id, aggregatetype, aggregateid, type, timestamp, payload::text, sequence, attempts, partition from (
+                select distinct on (partition, aggregateid) id, aggregatetype, aggregateid, type, timestamp, payload,
+                       sequence, attempts, next_attempt_at, partition
                   from outbox_events
-                 where partition = ? and aggregateid > ? and published_at is null and skipped_at is null
-                 order by aggregateid, sequence) heads
+                 where partition = any (?) and (partition, aggregateid) > (?, ?)
+                   and published_at is null and skipped_at is null
+                 order by partition, aggregateid, sequence) heads
              where next_attempt_at is null or next_attempt_at <= now()
              limit ?
             """;
@@ -99,7 +100,7 @@ public final class OutboxRelay {
     }
 
     private record Head(UUID id, String aggregateType, String aggregateId, String type, Instant timestamp,
-            String payload, long sequence, int attempts) {
+            String payload, long sequence, int attempts, int partition) {
     }
 
     private final String name;
@@ -112,8 +113,9 @@ public final class OutboxRelay {
     private final Wakeup wakeup = new Wakeup();
 
     private final TreeSet<Integer> owned = new TreeSet<>();
-    /** Per owned partition, the last aggregate id of the page sent last ("" : start from the first). */
-    private final Map<Integer, String> cursors = new HashMap<>();
+    /** Where the page sent last ended: its last (partition, aggregate id); (-1, "") starts from the first. */
+    private int afterPartition = -1;
+    private String afterAggregate = "";
     private Connection connection;
     private boolean member;
     private volatile boolean running;
@@ -224,11 +226,8 @@ public final class OutboxRelay {
         boolean more = false;
         sendsThisRound = 0;
         try {
-            for (int partition : List.copyOf(owned)) {
-                if (!running) {
-                    break;
-                }
-                more |= publish(partition);
+            if (!owned.isEmpty()) {
+                more = publish();
             }
             if (sendsThisRound == 0 && state.publishing() != Publishing.OK && !owned.isEmpty()) {
                 // Nothing to send, so no send can tell that the broker or the queue is back: ask.
@@ -267,7 +266,6 @@ public final class OutboxRelay {
             int surplus = owned.last();
             lock("pg_advisory_unlock", surplus);
             owned.remove(surplus);
-            cursors.remove(surplus);
             LOG.infof("outbox relay %s: gave partition %d back (%d relays share %d partitions)", name, surplus, members,
                     partitions);
         }
@@ -292,17 +290,19 @@ public final class OutboxRelay {
     }
 
     /**
-     * Sends the due heads of one partition; true when it may have more to send at once (something was published,
-     * whose successor may now be due, or the page of heads was full, or the scan wrapped around).
+     * Sends a page of the due heads of the owned partitions; true when there may be more to send at once (something
+     * was published, whose successor may now be due, or the page was full, or the walk wrapped around).
      */
-    private boolean publish(int partition) throws SQLException {
-        String after = cursors.getOrDefault(partition, "");
-        List<Head> heads = heads(partition, after);
-        // A short page is the end of the partition: the next round starts again from its first aggregate.
+    private boolean publish() throws SQLException {
+        boolean fromStart = afterPartition < 0;
+        List<Head> heads = heads();
+        // A short page is the end of the walk: the next round starts again from the first aggregate.
         boolean wrapped = heads.size() < HEADS_PER_ROUND;
-        cursors.put(partition, wrapped ? "" : heads.get(heads.size() - 1).aggregateId());
+        Head last = wrapped ? null : heads.get(heads.size() - 1);
+        afterPartition = wrapped ? -1 : last.partition();
+        afterAggregate = wrapped ? "" : last.aggregateId();
         if (heads.isEmpty()) {
-            return !after.isEmpty();
+            return !fromStart;
         }
         List<Call> calls = new ArrayList<>();
         List<Head> batch = new ArrayList<>();
@@ -329,24 +329,27 @@ public final class OutboxRelay {
         if (!batch.isEmpty()) {
             calls.add(new Call(List.copyOf(batch), List.copyOf(bodies)));
         }
-        return send(calls) || !wrapped || !after.isEmpty();
+        return send(calls) || !wrapped || !fromStart;
     }
 
     /**
-     * The due heads of a partition's pending streams, in aggregate id order after {@code after}: the pending index
-     * yields them in that order, so a page costs the rows of its own aggregates, however long the backlog behind it.
-     * Walking the partition page by page serves every aggregate once per pass.
+     * The due heads of the owned partitions' pending streams, in (partition, aggregate id) order after where the
+     * last page ended: the pending index yields them in that order, so one statement reads a page across all owned
+     * partitions, and a page costs the rows of its own aggregates, however long the backlog behind it. Walking
+     * page by page serves every aggregate once per pass.
      */
-    private List<Head> heads(int partition, String after) throws SQLException {
+    private List<Head> heads() throws SQLException {
         List<Head> heads = new ArrayList<>();
         try (PreparedStatement ps = connection.prepareStatement(HEADS)) {
-            ps.setInt(1, partition);
-            ps.setString(2, after);
-            ps.setInt(3, HEADS_PER_ROUND);
+            ps.setArray(1, connection.createArrayOf("integer", owned.toArray()));
+            ps.setInt(2, afterPartition);
+            ps.setString(3, afterAggregate);
+            ps.setInt(4, HEADS_PER_ROUND);
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
                     heads.add(new Head(rs.getObject(1, UUID.class), rs.getString(2), rs.getString(3), rs.getString(4),
-                            rs.getTimestamp(5).toInstant(), rs.getString(6), rs.getLong(7), rs.getInt(8)));
+                            rs.getTimestamp(5).toInstant(), rs.getString(6), rs.getLong(7), rs.getInt(8),
+                            rs.getInt(9)));
                 }
             }
         }
@@ -619,7 +622,6 @@ public final class OutboxRelay {
 
     private void closeConnection() {
         owned.clear();
-        cursors.clear();
         member = false;
         if (connection != null) {
             try {
