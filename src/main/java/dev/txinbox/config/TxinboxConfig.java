@@ -238,9 +238,12 @@ public interface TxinboxConfig {
         @Max(1024)
         int partitions();
 
-        /** Published and skipped events are deleted once they were recorded longer ago than this. */
+        /**
+         * Published and skipped events are deleted once they were recorded longer ago than this. {@code 0}: the relay
+         * deletes an event as it is published, which saves PostgreSQL a second version of the row and its index
+         * entries (what Debezium's users do), at the price of no published history to look at.
+         */
         @WithDefault("24h")
-        @DurationMin(minutes = 1)
         Duration retention();
 
         /** Events deleted per retention transaction. */
@@ -255,6 +258,11 @@ public interface TxinboxConfig {
         Duration maxPendingAge();
 
         Relay relay();
+
+        @AssertTrue(message = "failed: retention must be 0 (deleted when published) or at least 1m")
+        default boolean isRetentionZeroOrAMinute() {
+            return retention().isZero() || retention().compareTo(Duration.ofMinutes(1)) >= 0;
+        }
 
         @AssertTrue(message = "failed: queue must be a FIFO queue (name ending in .fifo): order per aggregate needs it")
         default boolean isQueueFifo() {

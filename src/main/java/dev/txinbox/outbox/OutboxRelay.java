@@ -46,8 +46,8 @@ import dev.txinbox.outbox.OutboxPublisher.Refusal;
  * <p>Each round it reads a page of the heads of the owned partitions' pending streams (the lowest unpublished sequence
  * of each aggregate, if due), walking the partitions in aggregate id order page by page, and sends them in
  * {@code SendMessageBatch} calls, several in flight: an aggregate appears at most once per round, so no call carries
- * an event after one of the same aggregate that may fail, in the same call or in another. Published rows are marked,
- * one statement per page. Failures
+ * an event after one of the same aggregate that may fail, in the same call or in another. Published rows are marked
+ * (or, with a retention of 0, deleted), one statement per page. Failures
  * are handled by their class: an unavailable broker backs off and counts no attempt; a configuration fault (missing
  * queue, access denied) backs off and is reported to readiness; an event the broker refuses counts an attempt and
  * waits with a growing delay, and only its aggregate waits with it.
@@ -560,8 +560,9 @@ public final class OutboxRelay {
     }
 
     private void markPublished(List<UUID> ids) throws SQLException {
-        try (PreparedStatement ps = connection.prepareStatement(
-                "update outbox_events set published_at = now(), next_attempt_at = null where id = any (?)")) {
+        try (PreparedStatement ps = connection.prepareStatement(config.retention().isZero()
+                ? "delete from outbox_events where id = any (?)"
+                : "update outbox_events set published_at = now(), next_attempt_at = null where id = any (?)")) {
             ps.setArray(1, connection.createArrayOf("uuid", ids.toArray()));
             ps.executeUpdate();
         }
