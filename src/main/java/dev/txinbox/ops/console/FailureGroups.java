@@ -1,7 +1,6 @@
 package dev.txinbox.ops.console;
 
 import java.time.Instant;
-import java.time.OffsetDateTime;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -9,6 +8,7 @@ import java.util.Optional;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.persistence.EntityManager;
 
+import dev.txinbox.sql.Columns;
 import io.quarkus.narayana.jta.QuarkusTransaction;
 
 /**
@@ -82,7 +82,8 @@ public class FailureGroups {
         List<Group> groups = new ArrayList<>();
         for (Object[] row : rows) {
             groups.add(new Group((String) row[0], (String) row[1], (String) row[2], ((Number) row[3]).longValue(),
-                    ((Number) row[4]).longValue(), instant(row[5]), instant(row[6]), List.of((String[]) row[7])));
+                    ((Number) row[4]).longValue(), Columns.instant(row[5]), Columns.instant(row[6]),
+                    List.of((String[]) row[7])));
         }
         return groups;
     }
@@ -94,15 +95,5 @@ public class FailureGroups {
                         + " order by received_at, message_id limit ?3", Object[].class)
                 .setParameter(1, consumer).setParameter(2, groupId).setParameter(3, limit).getResultList());
         return rows.stream().map(row -> new Member((String) row[0], (String) row[1])).toList();
-    }
-
-    private static Instant instant(Object value) {
-        if (value instanceof Instant instant) {
-            return instant;
-        }
-        if (value instanceof OffsetDateTime offset) {
-            return offset.toInstant();
-        }
-        return ((java.sql.Timestamp) value).toInstant();
     }
 }
