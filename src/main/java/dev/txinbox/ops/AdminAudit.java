@@ -9,6 +9,7 @@ import jakarta.persistence.EntityManager;
 
 import org.jboss.logging.Logger;
 
+import dev.txinbox.sql.Columns;
 import io.quarkus.narayana.jta.QuarkusTransaction;
 
 /**
@@ -54,19 +55,9 @@ public class AdminAudit {
                 .setParameter(1, (long) page * size).setParameter(2, size + 1).getResultList());
         List<Entry> entries = new ArrayList<>();
         for (Object[] row : rows.subList(0, Math.min(size, rows.size()))) {
-            entries.add(new Entry(((Number) row[0]).longValue(), instant(row[1]), (String) row[2], (String) row[3],
-                    (String) row[4], (String) row[5], (String) row[6], (String) row[7]));
+            entries.add(new Entry(((Number) row[0]).longValue(), Columns.instant(row[1]), (String) row[2],
+                    (String) row[3], (String) row[4], (String) row[5], (String) row[6], (String) row[7]));
         }
         return new Page(entries, page, size, rows.size() > size);
-    }
-
-    private static Instant instant(Object value) {
-        if (value instanceof Instant instant) {
-            return instant;
-        }
-        if (value instanceof java.time.OffsetDateTime offset) {
-            return offset.toInstant();
-        }
-        return ((java.sql.Timestamp) value).toInstant();
     }
 }

@@ -1,60 +1,39 @@
 package dev.txinbox.ops;
 
-import java.time.Instant;
-import java.util.HashMap;
-import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.TreeMap;
 
 import jakarta.enterprise.context.ApplicationScoped;
 
 import dev.txinbox.config.TxinboxConfig;
 import dev.txinbox.inbox.Inbox;
-import dev.txinbox.inbox.InboxAttempt;
-import dev.txinbox.inbox.InboxMessage;
-import dev.txinbox.inbox.InboxRepository;
 import dev.txinbox.inbox.InboxResult;
-import dev.txinbox.inbox.InboxStatus;
 import dev.txinbox.messaging.SqsQueues;
 import dev.txinbox.ordering.StreamOrdering;
-import io.quarkus.narayana.jta.QuarkusTransaction;
 
 /**
- * What an operator can look at and do, for both the admin API and the console: the queries behind their
- * lists and the repairs, each repair written to {@link AdminAudit} with who asked for it. Input is
- * validated by the callers (each answers bad input in its own way); this class trusts what it gets.
+ * What an operator can do to the inbox, for both the admin API and the console: the repairs, each written to
+ * {@link AdminAudit} with who asked for it, and the consumers they apply to; what operators read is
+ * {@link InboxReadModel}'s. Input is validated by the callers (each answers bad input in its own way); this
+ * class trusts what it gets.
  */
 @ApplicationScoped
 public class InboxOperations {
-
-    /** Which entries to list; null fields do not filter, an empty status set neither. */
-    public record EntryFilter(Set<InboxStatus> statuses, String consumer, String aggregateId, Instant from, Instant to) {
-    }
-
-    /** A page of entries, newest first. */
-    public record EntryPage(List<InboxMessage> items, int page, int size, boolean hasMore) {
-    }
-
-    /** An entry with its attempt history, first attempt first. */
-    public record EntryDetail(InboxMessage entry, List<InboxAttempt> attempts) {
-    }
 
     /** What a replay did, and the entry's status afterwards. */
     public record Replay(InboxResult result, String statusNow) {
     }
 
     private final Inbox inbox;
-    private final InboxRepository repository;
+    private final InboxReadModel readModel;
     private final TxinboxConfig config;
     private final SqsQueues queues;
     private final AdminAudit audit;
 
-    public InboxOperations(Inbox inbox, InboxRepository repository, TxinboxConfig config, SqsQueues queues,
+    public InboxOperations(Inbox inbox, InboxReadModel readModel, TxinboxConfig config, SqsQueues queues,
             AdminAudit audit) {
         this.inbox = inbox;
-        this.repository = repository;
+        this.readModel = readModel;
         this.config = config;
         this.queues = queues;
         this.audit = audit;
@@ -71,53 +50,6 @@ public class InboxOperations {
         return settings != null && inbox.hasConsumer(consumer) ? Optional.of(settings) : Optional.empty();
     }
 
-    /** Entries by consumer and status, for every configured consumer that has any. */
-    public Map<String, Map<String, Long>> countsByStatus() {
-        Map<String, Map<String, Long>> counts = new TreeMap<>();
-        List<Object[]> rows = QuarkusTransaction.requiringNew().call(() -> repository.getEntityManager()
-                .createQuery("select m.consumerName, m.status, count(m) from InboxMessage m group by 1, 2", Object[].class)
-                .getResultList());
-        for (Object[] row : rows) {
-            counts.computeIfAbsent((String) row[0], c -> new TreeMap<>()).put(row[1].toString(), (Long) row[2]);
-        }
-        return counts;
-    }
-
-    public EntryPage entries(EntryFilter filter, int page, int size) {
-        StringBuilder where = new StringBuilder("1 = 1");
-        Map<String, Object> parameters = new HashMap<>();
-        if (filter.statuses() != null && !filter.statuses().isEmpty()) {
-            where.append(" and status in :statuses");
-            parameters.put("statuses", filter.statuses());
-        }
-        if (filter.consumer() != null) {
-            where.append(" and consumerName = :consumer");
-            parameters.put("consumer", filter.consumer());
-        }
-        if (filter.aggregateId() != null) {
-            where.append(" and aggregateId = :aggregate");
-            parameters.put("aggregate", filter.aggregateId());
-        }
-        if (filter.from() != null) {
-            where.append(" and receivedAt >= :from");
-            parameters.put("from", filter.from());
-        }
-        if (filter.to() != null) {
-            where.append(" and receivedAt < :to");
-            parameters.put("to", filter.to());
-        }
-        // One row more than asked for says whether there is a next page.
-        List<InboxMessage> found = QuarkusTransaction.requiringNew().call(() -> repository
-                .find(where + " order by id desc", parameters).range(page * size, page * size + size).list());
-        return new EntryPage(found.subList(0, Math.min(size, found.size())), page, size, found.size() > size);
-    }
-
-    public Optional<EntryDetail> entry(String consumer, String messageId) {
-        return QuarkusTransaction.requiringNew().call(() -> repository.findEntry(consumer, messageId)
-                .map(entry -> new EntryDetail(entry, InboxAttempt
-                        .<InboxAttempt> list("consumerName = ?1 and messageId = ?2 order by attempt", consumer, messageId))));
-    }
-
     /**
      * Runs an entry's stored body through the inbox again (see {@link Inbox#replay}); empty when the consumer
      * has no such entry. The consumer must exist ({@link #consumer}).
@@ -125,8 +57,7 @@ public class InboxOperations {
     public Optional<Replay> replay(String actor, String consumer, String messageId) {
         TxinboxConfig.Consumer settings = consumer(consumer).orElseThrow();
         return inbox.replay(consumer, messageId, settings.retry()).map(result -> {
-            String statusNow = QuarkusTransaction.requiringNew().call(() -> repository.findEntry(consumer, messageId)
-                    .map(e -> e.status.name()).orElse(null));
+            String statusNow = readModel.status(consumer, messageId).orElse(null);
             audit.record(actor, "replay", consumer, messageId, result.outcome().label(), result.detail());
             return new Replay(result, statusNow);
         });

@@ -1,23 +1,18 @@
 package dev.txinbox.ops;
 
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
-
-import javax.sql.DataSource;
 
 import jakarta.enterprise.context.ApplicationScoped;
 
 import org.jboss.logging.Logger;
 
 import dev.txinbox.config.TxinboxConfig;
+import dev.txinbox.inbox.InboxStatus;
 import dev.txinbox.messaging.ConsumerProgress;
 import dev.txinbox.messaging.SqsInboxReceiver;
 import dev.txinbox.messaging.SqsQueues;
@@ -32,6 +27,7 @@ import io.quarkus.scheduler.Scheduled;
 public class InboxStatistics {
 
     private static final Logger LOG = Logger.getLogger(InboxStatistics.class);
+    private static final InboxReadModel.Unfinished NONE = new InboxReadModel.Unfinished(0, null);
 
     /**
      * One consumer's state.
@@ -50,14 +46,14 @@ public class InboxStatistics {
     private final TxinboxConfig config;
     private final SqsInboxReceiver receiver;
     private final SqsQueues queues;
-    private final DataSource dataSource;
+    private final InboxReadModel readModel;
     private final Map<String, ConsumerStats> latest = new ConcurrentHashMap<>();
 
-    public InboxStatistics(TxinboxConfig config, SqsInboxReceiver receiver, SqsQueues queues, DataSource dataSource) {
+    public InboxStatistics(TxinboxConfig config, SqsInboxReceiver receiver, SqsQueues queues, InboxReadModel readModel) {
         this.config = config;
         this.receiver = receiver;
         this.queues = queues;
-        this.dataSource = dataSource;
+        this.readModel = readModel;
     }
 
     public Map<String, ConsumerStats> latest() {
@@ -91,41 +87,25 @@ public class InboxStatistics {
             sqsReachable = false;
             LOG.debugf("queue depth of %s unavailable: %s", settings.queue(), e.getMessage());
         }
-        Map<String, long[]> pending = new LinkedHashMap<>();
+        Map<InboxStatus, InboxReadModel.Unfinished> pending = Map.of();
         boolean databaseReachable = true;
         try {
-            pending = pending(consumer);
+            pending = readModel.unfinished(consumer);
         } catch (SQLException | RuntimeException e) {
             databaseReachable = false;
             LOG.debugf("pending entries of %s unavailable: %s", consumer, e.getMessage());
         }
-        long[] parked = pending.getOrDefault("PARKED", new long[] { 0, 0 });
-        long[] failed = pending.getOrDefault("FAILED", new long[] { 0, 0 });
+        InboxReadModel.Unfinished parked = pending.getOrDefault(InboxStatus.PARKED, NONE);
+        InboxReadModel.Unfinished failed = pending.getOrDefault(InboxStatus.FAILED, NONE);
         ConsumerProgress progress = receiver.progress(consumer);
         double oldestInFlight = progress.oldestInFlightSentAt().map(t -> seconds(t, now)).orElse(0.0);
-        double oldestFailed = failed[0] > 0 ? seconds(Instant.ofEpochMilli(failed[1]), now) : 0.0;
+        double oldestFailed = failed.count() > 0 ? seconds(failed.oldestReceivedAt(), now) : 0.0;
         boolean waiting = progress.inFlight() > 0 || (backlog != null && backlog > 0);
         double lag = !waiting ? 0.0
                 : progress.lastCommittedSentAt().or(progress::oldestInFlightSentAt).map(t -> seconds(t, now)).orElse(0.0);
         return new ConsumerStats(consumer, lag, Math.max(oldestInFlight, oldestFailed), backlog, backlogInFlight,
-                progress.inFlight(), parked[0], parked[0] > 0 ? seconds(Instant.ofEpochMilli(parked[1]), now) : 0.0,
-                failed[0], dlq, sqsReachable, databaseReachable, now);
-    }
-
-    /** status → {count, oldest received_at in epoch millis} for PARKED and FAILED rows. */
-    private Map<String, long[]> pending(String consumer) throws SQLException {
-        Map<String, long[]> result = new LinkedHashMap<>();
-        try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(
-                "select status, count(*), min(received_at) from inbox_messages where consumer_name = ?"
-                        + " and status in ('PARKED', 'FAILED') group by status")) {
-            ps.setString(1, consumer);
-            try (ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) {
-                    result.put(rs.getString(1), new long[] { rs.getLong(2), rs.getTimestamp(3).getTime() });
-                }
-            }
-        }
-        return result;
+                progress.inFlight(), parked.count(), parked.count() > 0 ? seconds(parked.oldestReceivedAt(), now) : 0.0,
+                failed.count(), dlq, sqsReachable, databaseReachable, now);
     }
 
     private static double seconds(Instant from, Instant to) {

@@ -1,7 +1,6 @@
 package dev.txinbox.outbox;
 
 import java.time.Instant;
-import java.time.OffsetDateTime;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -10,6 +9,7 @@ import java.util.UUID;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.persistence.EntityManager;
 
+import dev.txinbox.sql.Columns;
 import io.quarkus.narayana.jta.QuarkusTransaction;
 
 /**
@@ -88,23 +88,10 @@ public class OutboxOperations {
             for (Object row : query.getResultList()) {
                 Object[] r = (Object[]) row;
                 result.add(new Waiting((String) r[0], (String) r[1], (UUID) r[2], (String) r[3],
-                        ((Number) r[4]).longValue(), ((Number) r[5]).intValue(), (String) r[6], instant(r[7]),
-                        instant(r[8]), ((Number) r[9]).longValue()));
+                        ((Number) r[4]).longValue(), ((Number) r[5]).intValue(), (String) r[6], Columns.instant(r[7]),
+                        Columns.instant(r[8]), ((Number) r[9]).longValue()));
             }
             return result;
         });
-    }
-
-    private static Instant instant(Object value) {
-        if (value == null) {
-            return null;
-        }
-        if (value instanceof Instant instant) {
-            return instant;
-        }
-        if (value instanceof OffsetDateTime offset) {
-            return offset.toInstant();
-        }
-        return ((java.sql.Timestamp) value).toInstant();
     }
 }

@@ -1,5 +1,12 @@
 package dev.txinbox.deploy;
 
+import static dev.txinbox.deploy.Manifests.BASE_KINDS;
+import static dev.txinbox.deploy.Manifests.K8S;
+import static dev.txinbox.deploy.Manifests.OPERATOR_KINDS;
+import static dev.txinbox.deploy.Manifests.RENDERS;
+import static dev.txinbox.deploy.Manifests.of;
+import static dev.txinbox.deploy.Manifests.only;
+import static dev.txinbox.deploy.Manifests.rendered;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -20,27 +27,19 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
-import jakarta.inject.Inject;
-
-import org.eclipse.microprofile.config.ConfigProvider;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
-import com.fasterxml.jackson.dataformat.yaml.YAMLParser;
 
-import dev.txinbox.ops.RetentionJob;
-import dev.txinbox.support.Metrics;
-import dev.txinbox.support.ServiceTest;
+import dev.txinbox.deploy.Manifests.Document;
+import dev.txinbox.deploy.Manifests.Expected;
+
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.ContainerPort;
@@ -61,21 +60,19 @@ import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget;
 import io.fabric8.openshift.api.model.monitoring.v1.Endpoint;
 import io.fabric8.openshift.api.model.monitoring.v1.PrometheusRule;
 import io.fabric8.openshift.api.model.monitoring.v1.ServiceMonitor;
-import io.quarkus.test.junit.QuarkusTest;
 
 /**
- * The Kubernetes manifests and container files, checked against the application as it really is: its
- * health paths, port, settings and metric names. Every file is read with its typed model, and every
- * kustomization (the base and each overlay) is rendered with {@code kubectl kustomize}, which is what
- * {@code kubectl apply -k} applies: the rendered objects are read with the same typed models and
- * checked (probes, ports, variables, references to generated Secrets, namespaces, which kinds each
- * overlay ships). Unknown fields (a typo, a field of another API version) fail the test; so does a
- * kustomization kubectl cannot render, and a missing kubectl.
+ * The Kubernetes manifests and container files, checked against the application as it is built: its health
+ * paths, port and settings (read from its configuration tree, {@link ServiceSettings}), without starting it.
+ * Every file is read with its typed model, and every kustomization (the base and each overlay) is rendered
+ * with {@code kubectl kustomize}, which is what {@code kubectl apply -k} applies: the rendered objects are read
+ * with the same typed models and checked (probes, ports, variables, references to generated Secrets,
+ * namespaces, which kinds each overlay ships). Unknown fields (a typo, a field of another API version) fail
+ * the test; so does a kustomization kubectl cannot render, and a missing kubectl. What needs the running
+ * service (the probed paths answer, the alerts' metrics are exposed) is {@link ManifestServiceTest}'s.
  */
-@QuarkusTest
-class ManifestTest extends ServiceTest {
+class ManifestTest {
 
-    private static final Path K8S = Path.of("deploy/k8s");
     private static final Map<String, Class<?>> TYPED = Map.ofEntries(
             Map.entry("Deployment", Deployment.class), Map.entry("Service", Service.class),
             Map.entry("ConfigMap", ConfigMap.class), Map.entry("Secret", Secret.class),
@@ -83,72 +80,16 @@ class ManifestTest extends ServiceTest {
             Map.entry("PodDisruptionBudget", PodDisruptionBudget.class),
             Map.entry("NetworkPolicy", NetworkPolicy.class), Map.entry("ServiceMonitor", ServiceMonitor.class),
             Map.entry("PrometheusRule", PrometheusRule.class));
-    /** Kinds of the operators (Prometheus operator, KEDA) a local cluster usually lacks. */
-    private static final Set<String> OPERATOR_KINDS = Set.of("ServiceMonitor", "PrometheusRule", "ScaledObject");
-    private static final Set<String> BASE_KINDS = Set.of("ConfigMap", "Deployment", "Service", "PodDisruptionBudget",
-            "NetworkPolicy", "ServiceMonitor", "PrometheusRule", "ScaledObject");
-    /** What each kustomization must render; a new overlay needs its line here. */
-    private static final Map<Path, Expected> RENDERS = Map.of(
-            K8S.resolve("base"), new Expected(null, BASE_KINDS, Set.of("Secret/txinbox-secrets")),
-            K8S.resolve("overlays/local"), new Expected("txinbox",
-                    Set.of("Namespace", "ConfigMap", "Secret", "Deployment", "Service", "PodDisruptionBudget",
-                            "NetworkPolicy"),
-                    Set.of()),
-            K8S.resolve("overlays/aws"), new Expected("txinbox", union(BASE_KINDS, Set.of("ServiceAccount",
-                    "TriggerAuthentication")), Set.of("Secret/txinbox-secrets")));
-    private static final Set<String> HEALTH_PATHS = Set.of("/q/health/live", "/q/health/ready", "/q/health/started");
+    static final Set<String> HEALTH_PATHS = Set.of("/q/health/live", "/q/health/ready", "/q/health/started");
     /** Settings read by libraries rather than by txinbox's configuration. */
     private static final Set<String> LIBRARY_VARIABLES = Set.of("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY",
             "JAVA_OPTS_APPEND", "TXINBOX_ADMIN_TOKEN");
-    private static final Map<Path, List<Document>> RENDERED = new ConcurrentHashMap<>();
 
-    private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory())
-            .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
-    private final List<Document> documents = new ArrayList<>();
-
-    @Inject
-    RetentionJob retention;
-
-    /**
-     * One rendering's expectations.
-     *
-     * @param namespace every namespaced object's namespace (null: none set)
-     * @param kinds exactly the kinds rendered
-     * @param external references (Kind/name) to objects the platform provides, not in the rendering
-     */
-    record Expected(String namespace, Set<String> kinds, Set<String> external) {
-    }
-
-    /** A YAML document: from a file, or one object of a rendering ({@code origin} says which). */
-    record Document(String origin, JsonNode tree) {
-        String kind() {
-            return tree.path("kind").asText();
-        }
-
-        String name() {
-            return tree.path("metadata").path("name").asText();
-        }
-
-        String id() {
-            return kind() + "/" + name();
-        }
-
-        String where() {
-            return origin + ": " + id();
-        }
-
-        <T> T as(Class<T> type) throws IOException {
-            return YAML.treeToValue(tree, type);
-        }
-    }
+    private List<Document> documents;
 
     @BeforeEach
     void readManifests() throws IOException {
-        try (Stream<Path> files = Files.walk(K8S)) {
-            for (Path file : files.filter(f -> f.toString().endsWith(".yaml")).sorted().toList()) {
-                documents.addAll(parse(file.toString(), Files.readString(file)));
-            }
-        }
+        documents = Manifests.files();
     }
 
     @Test
@@ -314,9 +255,6 @@ class ManifestTest extends ServiceTest {
 
     @Test
     void probesPortsAndSecurityMatchTheApplicationInEveryRendering() throws Exception {
-        for (String path : List.of("/q/health/live", "/q/health/ready", "/q/health/started", "/q/metrics")) {
-            io.restassured.RestAssured.given().get(path).then().statusCode(200);
-        }
         for (Path render : RENDERS.keySet()) {
             List<Document> objects = rendered(render);
             for (Document doc : of(objects, "Deployment")) {
@@ -351,15 +289,20 @@ class ManifestTest extends ServiceTest {
     }
 
     @Test
-    void everyVariableTheRenderedServiceGetsIsASettingOfTheService() throws Exception {
-        Set<String> known = settings();
+    void everyVariableTheRenderedServiceGetsIsASettingOfTheServiceAndTheRequiredOnesAreAllThere() throws Exception {
+        ServiceSettings settings = ServiceSettings.read();
+        assertTrue(settings.required().contains("QUARKUS_DATASOURCE_JDBC_URL"),
+                "application.properties points the datasource at a developer's machine: " + settings.required());
         Set<String> unknown = new TreeSet<>();
+        Map<Path, Set<String>> missing = new TreeMap<>();
         for (Path render : RENDERS.keySet()) {
             List<Document> objects = rendered(render);
             Document doc = only(objects, "Deployment", "txinbox");
+            Set<String> given = new HashSet<>();
             for (Container container : doc.as(Deployment.class).getSpec().getTemplate().getSpec().getContainers()) {
                 for (EnvVar env : container.getEnv()) {
-                    check(env.getName(), known, unknown, doc);
+                    check(env.getName(), settings.known(), unknown, doc);
+                    given.add(env.getName());
                 }
                 for (EnvFromSource from : container.getEnvFrom()) {
                     String id = from.getConfigMapRef() != null ? "ConfigMap/" + from.getConfigMapRef().getName()
@@ -367,47 +310,23 @@ class ManifestTest extends ServiceTest {
                     for (Document source : objects) {
                         if (source.id().equals(id)) {
                             Stream.of("data", "stringData").forEach(field -> source.tree().path(field).fieldNames()
-                                    .forEachRemaining(name -> check(Objects.toString(from.getPrefix(), "") + name, known,
-                                            unknown, source)));
+                                    .forEachRemaining(name -> {
+                                        String variable = Objects.toString(from.getPrefix(), "") + name;
+                                        check(variable, settings.known(), unknown, source);
+                                        given.add(variable);
+                                    }));
                         }
                     }
                 }
+            }
+            Set<String> absent = new TreeSet<>(settings.required());
+            absent.removeAll(given);
+            if (!absent.isEmpty()) {
+                missing.put(render, absent);
             }
         }
         assertTrue(unknown.isEmpty(), "variables no setting reads: " + unknown);
-    }
-
-    @Test
-    void alertRulesUseOnlyMetricsTheServiceExposes() throws Exception {
-        retention.run(); // its counters appear after a first run, the outcome counter after a message
-        String order = dev.txinbox.support.Events.unique("ord"), event = dev.txinbox.support.Events.unique("evt");
-        queues.send("orders.fifo", order, dev.txinbox.support.Events.created(event, order, 1L, 100));
-        // The outcome is counted after the message is settled with SQS, a moment after the commit.
-        eventually().until(() -> Metrics.outcomes("orders", "processed") >= 1);
-        Set<String> exposed = new HashSet<>();
-        Matcher scraped = Pattern.compile("^(txinbox_[a-z_]+)", Pattern.MULTILINE).matcher(Metrics.scrape());
-        while (scraped.find()) {
-            exposed.add(scraped.group(1));
-        }
-        Set<String> missing = new TreeSet<>();
-        int rules = 0;
-        for (Path render : RENDERS.keySet()) {
-            for (Document doc : of(rendered(render), "PrometheusRule")) {
-                rules++;
-                for (var group : doc.as(PrometheusRule.class).getSpec().getGroups()) {
-                    for (var rule : group.getRules()) {
-                        Matcher used = Pattern.compile("(txinbox_[a-z_]+)").matcher(rule.getExpr().getStrVal());
-                        while (used.find()) {
-                            if (!exposed.contains(used.group(1))) {
-                                missing.add(used.group(1) + " (" + doc.origin() + ", " + rule.getAlert() + ")");
-                            }
-                        }
-                    }
-                }
-            }
-        }
-        assertTrue(rules > 0, "no PrometheusRule rendered");
-        assertTrue(missing.isEmpty(), "alerts on metrics the service does not expose: " + missing);
+        assertTrue(missing.isEmpty(), "settings without a usable default that a rendering does not set: " + missing);
     }
 
     @Test
@@ -427,28 +346,6 @@ class ManifestTest extends ServiceTest {
         assertTrue(nativeFile.contains("ENTRYPOINT [\"./application\""));
         Set<String> ignored = Set.of(Files.readString(Path.of(".dockerignore")).split("\n"));
         assertTrue(ignored.containsAll(Set.of("*", "!target/*-runner", "!target/quarkus-app/*")));
-    }
-
-    /** What {@code kubectl apply -k dir} would apply, one document per object (rendered once per run). */
-    private static List<Document> rendered(Path dir) throws Exception {
-        List<Document> objects = RENDERED.get(dir);
-        if (objects == null) {
-            objects = parse("kubectl kustomize " + dir, Kustomize.render(dir));
-            RENDERED.put(dir, objects);
-        }
-        return objects;
-    }
-
-    private static List<Document> parse(String origin, String text) throws IOException {
-        List<Document> parsed = new ArrayList<>();
-        try (YAMLParser parser = new YAMLFactory().createParser(text)) {
-            for (JsonNode tree : YAML.readValues(parser, JsonNode.class).readAll()) {
-                if (tree != null && !tree.isEmpty()) {
-                    parsed.add(new Document(origin, tree));
-                }
-            }
-        }
-        return parsed;
     }
 
     /** Reads the document with its typed model and fails on fields the model does not know; KEDA's by hand. */
@@ -569,48 +466,14 @@ class ManifestTest extends ServiceTest {
                 && labels.entrySet().containsAll(selector.entrySet());
     }
 
-    private static List<Document> of(List<Document> objects, String kind) {
-        return objects.stream().filter(d -> d.kind().equals(kind)).toList();
-    }
-
-    private static Document only(List<Document> objects, String kind, String name) {
-        List<Document> found = objects.stream().filter(d -> d.kind().equals(kind) && d.name().equals(name)).toList();
-        assertEquals(1, found.size(), kind + "/" + name + " in " + (objects.isEmpty() ? "?" : objects.get(0).origin()));
-        return found.get(0);
-    }
-
     private static Set<String> kinds(List<Document> objects) {
         return objects.stream().map(Document::kind).collect(Collectors.toCollection(TreeSet::new));
-    }
-
-    private static Set<String> union(Set<String> a, Set<String> b) {
-        Set<String> all = new HashSet<>(a);
-        all.addAll(b);
-        return Set.copyOf(all);
     }
 
     private static void check(String variable, Set<String> known, Set<String> unknown, Document doc) {
         if (!known.contains(variable) && !LIBRARY_VARIABLES.contains(variable)) {
             unknown.add(variable + " (" + doc.where() + ")");
         }
-    }
-
-    /**
-     * The running service's settings as environment variables: every property it knows (the config
-     * tree's defaults included), and the variables application.properties reads by name.
-     */
-    private static Set<String> settings() throws IOException {
-        Set<String> variables = new HashSet<>();
-        for (String key : ConfigProvider.getConfig().getPropertyNames()) {
-            String name = key.startsWith("%") ? key.substring(key.indexOf('.') + 1) : key;
-            variables.add(name.replaceAll("[^A-Za-z0-9]", "_").toUpperCase());
-        }
-        Matcher read = Pattern.compile("\\$\\{([A-Z][A-Z0-9_]*)[:}]")
-                .matcher(Files.readString(Path.of("src/main/resources/application.properties")));
-        while (read.find()) {
-            variables.add(read.group(1));
-        }
-        return variables;
     }
 
     /** Collects the paths of fields the typed model did not know (kept aside in additionalProperties). */

@@ -3,12 +3,11 @@ package dev.txinbox.inbox;
 import static dev.txinbox.support.Events.ledger;
 import static dev.txinbox.support.Events.unique;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
-import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 
@@ -31,20 +30,28 @@ class InboxClaimTest extends ServiceTest {
     @Inject
     Inbox inbox;
 
+    @Inject
+    LedgerConsumer ledger;
+
     @Test
     void twoTransactionsClaimingTheSameEventAtOnceApplyItExactlyOnce() throws Exception {
         String eventId = unique("evt");
-        // The handler is slow, so the second claim arrives while the first transaction is still open.
-        String body = ledger(eventId, "g", "{\"sleepMs\":700}");
-        CyclicBarrier start = new CyclicBarrier(2);
+        // The first claim's handler holds its transaction open until the second claim waits on its row.
+        String body = ledger(eventId, "g", "{\"hold\":true}");
+        long waitingBefore = lockWaits();
         ExecutorService threads = Executors.newFixedThreadPool(2);
         try {
-            List<CompletableFuture<InboxResult>> results = List.of(
-                    CompletableFuture.supplyAsync(() -> claimAfter(start, body), threads),
-                    CompletableFuture.supplyAsync(() -> claimAfter(start, body), threads));
-            Set<Outcome> outcomes = Set.of(results.get(0).get().outcome(), results.get(1).get().outcome());
+            CompletableFuture<InboxResult> first = CompletableFuture.supplyAsync(
+                    () -> inbox.receive(message(body), RETRY), threads);
+            assertTrue(ledger.awaitStarted(eventId), "the first claim's handler runs");
+            CompletableFuture<InboxResult> second = CompletableFuture.supplyAsync(
+                    () -> inbox.receive(message(body), RETRY), threads);
+            eventually().until(() -> lockWaits() > waitingBefore);
+            ledger.release(eventId);
+            Set<Outcome> outcomes = Set.of(first.get().outcome(), second.get().outcome());
             assertEquals(Set.of(Outcome.PROCESSED, Outcome.DUPLICATE), outcomes);
         } finally {
+            ledger.release(eventId);
             threads.shutdownNow();
         }
         assertEquals(1, db.count("select count(*) from ledger_entries where event_id = ?", eventId));
@@ -75,13 +82,10 @@ class InboxClaimTest extends ServiceTest {
         assertEquals(Outcome.CONFLICT, inbox.receive(message(body.replace("\"b\":2", "\"b\":3")), RETRY).outcome());
     }
 
-    private InboxResult claimAfter(CyclicBarrier start, String body) {
-        try {
-            start.await();
-        } catch (Exception e) {
-            throw new IllegalStateException(e);
-        }
-        return inbox.receive(message(body), RETRY);
+    /** Sessions of this database waiting for a lock another transaction holds. */
+    private long lockWaits() {
+        return db.count("select count(*) from pg_stat_activity where datname = current_database()"
+                + " and wait_event_type = 'Lock'");
     }
 
     private static IncomingMessage message(String body) {

@@ -12,6 +12,8 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 
+import jakarta.inject.Inject;
+
 import org.junit.jupiter.api.Test;
 
 import dev.txinbox.support.LedgerConsumer;
@@ -29,6 +31,9 @@ import software.amazon.awssdk.services.sqs.model.Message;
 class FailurePathTest extends ServiceTest {
 
     private static final String LEDGER = LedgerConsumer.CONSUMER;
+
+    @Inject
+    LedgerConsumer ledger;
 
     @Test
     void eachFailedAttemptIsRecordedAndRetriedAfterABackoff() {
@@ -82,14 +87,17 @@ class FailurePathTest extends ServiceTest {
     }
 
     @Test
-    void whileAnEventRetriesItsSuccessorsWaitAndAfterTheDeadLetterTheyParkUntilTheGapFills() {
+    void whileAnEventRetriesItsSuccessorsWaitAndAfterTheDeadLetterTheyParkUntilTheGapFills() throws InterruptedException {
         String group = unique("agg");
         String m0 = unique("m0"), m1 = unique("m1"), m2 = unique("m2"), m3 = unique("m3");
-        queues.send("ledger.fifo", group, ledger(m0, group, null, "{\"sleepMs\":1500}"));
+        // m0 keeps the group in flight while m1..m3 are queued, so they are fetched together after it.
+        queues.send("ledger.fifo", group, ledger(m0, group, null, "{\"hold\":true}"));
+        assertTrue(ledger.awaitStarted(m0), "m0 is being processed");
         queues.sendBatch("ledger.fifo", group, List.of(
                 ledger(m1, group, 1L, "{\"failTimes\":99}"),
                 ledger(m2, group, 2L, "{}"),
                 ledger(m3, group, 3L, "{}")));
+        ledger.release(m0);
 
         eventually().until(() -> "DEAD".equals(db.inboxStatus(LEDGER, m1)));
         eventually().until(() -> "PARKED".equals(db.inboxStatus(LEDGER, m2)) && "PARKED".equals(db.inboxStatus(LEDGER, m3)));

@@ -16,6 +16,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Stream;
 
+import jakarta.inject.Inject;
+
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
@@ -31,6 +33,9 @@ import io.quarkus.test.junit.QuarkusTest;
  */
 @QuarkusTest
 class OutageTest extends ServiceTest {
+
+    @Inject
+    DatabaseGate gate;
 
     @Test
     void aDatabaseOutageMidStreamLosesNothingDoublesNothingAndBurnsNoAttempts() throws Exception {
@@ -54,7 +59,12 @@ class OutageTest extends ServiceTest {
                 queues.send("orders.fifo", order, paid(p, order, 2L, 1000));
                 queues.send("orders.fifo", order, shipped(s, order, 3L));
             }
-            Thread.sleep(10_000);
+            // The first worker to meet the outage closes the gate, and it stays closed while the database is
+            // down and messages keep coming: for twice the tests' visibility timeout, long enough that messages
+            // cycling through the queue would show in the receive counts checked below.
+            eventually().until(() -> !gate.isOpen());
+            Awaitility.await().during(Duration.ofSeconds(10)).atMost(Duration.ofSeconds(15))
+                    .pollInterval(Duration.ofMillis(250)).until(() -> !gate.isOpen());
         } finally {
             pg(cluster, "start");
         }
@@ -88,7 +98,9 @@ class OutageTest extends ServiceTest {
         try {
             Awaitility.await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(250))
                     .until(() -> sqsCheck().equals("DOWN"));
-            Thread.sleep(3_000);
+            // Down for a few polls of the consumer, and reported so all along.
+            Awaitility.await().during(Duration.ofSeconds(3)).atMost(Duration.ofSeconds(10))
+                    .pollInterval(Duration.ofMillis(250)).until(() -> sqsCheck().equals("DOWN"));
         } finally {
             ElasticMqResource.startBroker();
         }

@@ -22,7 +22,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.TreeMap;
-import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.logging.Level;
 import java.util.stream.Collectors;
@@ -183,45 +185,39 @@ class PoisonFloodTest extends ServiceTest {
         final List<String> failures = new ArrayList<>();
         final AtomicLong probes = new AtomicLong();
         final AtomicLong peakHeap = new AtomicLong();
-        private final AtomicBoolean running = new AtomicBoolean(true);
-        private final Thread thread;
+        private final ScheduledExecutorService prober = Executors.newSingleThreadScheduledExecutor(
+                runnable -> new Thread(runnable, "health-probe"));
 
         Health(int port) {
             HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
             MemoryMXBean memory = ManagementFactory.getMemoryMXBean();
-            thread = new Thread(() -> {
-                while (running.get()) {
-                    for (String path : List.of("/q/health/live", "/q/health/ready")) {
-                        try {
-                            HttpResponse<String> response = http.send(HttpRequest.newBuilder(
-                                    URI.create("http://127.0.0.1:" + port + path)).timeout(Duration.ofSeconds(5)).build(),
-                                    HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
-                            if (response.statusCode() != 200) {
-                                synchronized (failures) {
-                                    failures.add(path + " " + response.statusCode() + " " + response.body());
-                                }
-                            }
-                        } catch (Exception e) {
+            prober.scheduleWithFixedDelay(() -> {
+                for (String path : List.of("/q/health/live", "/q/health/ready")) {
+                    try {
+                        HttpResponse<String> response = http.send(HttpRequest.newBuilder(
+                                URI.create("http://127.0.0.1:" + port + path)).timeout(Duration.ofSeconds(5)).build(),
+                                HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
+                        if (response.statusCode() != 200) {
                             synchronized (failures) {
-                                failures.add(path + " " + e);
+                                failures.add(path + " " + response.statusCode() + " " + response.body());
                             }
                         }
-                    }
-                    probes.incrementAndGet();
-                    peakHeap.accumulateAndGet(memory.getHeapMemoryUsage().getUsed(), Math::max);
-                    try {
-                        Thread.sleep(250);
-                    } catch (InterruptedException e) {
-                        return;
+                    } catch (Exception e) {
+                        synchronized (failures) {
+                            failures.add(path + " " + e);
+                        }
                     }
                 }
-            }, "health-probe");
-            thread.start();
+                probes.incrementAndGet();
+                peakHeap.accumulateAndGet(memory.getHeapMemoryUsage().getUsed(), Math::max);
+            }, 0, 250, TimeUnit.MILLISECONDS);
         }
 
         void stop() throws InterruptedException {
-            running.set(false);
-            thread.join();
+            prober.shutdown();
+            if (!prober.awaitTermination(30, TimeUnit.SECONDS)) {
+                prober.shutdownNow();
+            }
         }
     }
 }

@@ -45,13 +45,15 @@ class SqsConsumptionTest extends ServiceTest {
     }
 
     @Test
-    void aFailingMessageIsNotOvertakenByLaterMessagesOfItsGroupFetchedWithIt() {
+    void aFailingMessageIsNotOvertakenByLaterMessagesOfItsGroupFetchedWithIt() throws InterruptedException {
         String group = unique("grp");
         String m0 = unique("m0"), m1 = unique("m1"), m2 = unique("m2"), m3 = unique("m3");
         // m0 keeps the group in flight while m1..m3 are queued, so one receive returns all three.
-        queues.send("ledger.fifo", group, ledger(m0, group, "{\"sleepMs\":1500}"));
+        queues.send("ledger.fifo", group, ledger(m0, group, "{\"hold\":true}"));
+        assertTrue(ledger.awaitStarted(m0), "m0 is being processed");
         queues.sendBatch("ledger.fifo", group, List.of(
                 ledger(m1, group, "{\"failTimes\":1}"), ledger(m2, group, "{}"), ledger(m3, group, "{}")));
+        ledger.release(m0);
 
         eventually().until(() -> "PROCESSED".equals(db.inboxStatus(LEDGER, m3)));
         List<Object> applied = db.rows("select event_id from ledger_entries where group_key = ? order by id", group)

@@ -24,10 +24,10 @@ import software.amazon.awssdk.services.sqs.model.GetQueueUrlResponse;
 import software.amazon.awssdk.services.sqs.model.QueueAttributeName;
 
 /**
- * Found by stopping the service while SQS was unreachable: a queue-depth call of the statistics refresh was
- * still waiting for SQS when the event loop closed, which logged a netty ERROR and held the stop for 10 s.
- * The stop now waits for such calls and refuses new ones. The SQS here answers when the test says so,
- * which is the point: the question is what the stop does while an answer is outstanding.
+ * The stop waits for outstanding SQS calls of the queues (a queue-depth call of the statistics refresh, say,
+ * while SQS is unreachable) and refuses new ones: a call still waiting when the event loop closes logs a
+ * netty ERROR and holds the stop until it times out. The SQS here answers when the test says so, which is
+ * the point: the question is what the stop does while an answer is outstanding.
  */
 class SqsQueuesStopTest {
 

@@ -34,11 +34,11 @@ import software.amazon.awssdk.services.sqs.model.MessageSystemAttributeName;
 import software.amazon.awssdk.services.sqs.model.ReceiveMessageResponse;
 
 /**
- * Found by the chaos suite (SIGTERM scenario): messages the connector had fetched but not yet handed to
- * txinbox (its buffer, or a long poll returning during the stop) were dropped with the connector's
- * executors at shutdown and stayed invisible for a whole visibility timeout, 30 s in which no instance
- * could process them. Now the stop hands them back at once. A real ElasticMQ with a 30 s visibility
- * timeout, so that "at once" and "after the timeout" cannot be confused.
+ * Messages the connector has fetched but not yet handed to txinbox (its buffer, or a long poll returning
+ * during the stop) must go back to the queue at once when the service stops: dropped with the connector's
+ * executors, they would stay invisible for a whole visibility timeout, 30 s in which no instance could
+ * process them. A real ElasticMQ with a 30 s visibility timeout, so that "at once" and "after the timeout"
+ * cannot be confused.
  */
 class StoppingReceiveTest {
 

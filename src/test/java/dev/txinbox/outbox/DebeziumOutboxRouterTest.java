@@ -32,6 +32,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
+import org.awaitility.Awaitility;
 import org.flywaydb.core.Flyway;
 import org.junit.jupiter.api.Test;
 
@@ -285,36 +286,37 @@ class DebeziumOutboxRouterTest {
     }
 
     /** Drops this test's replication slot if it exists, once no connector holds it any more. */
-    private static void dropSlot() throws SQLException, InterruptedException {
+    private static void dropSlot() throws SQLException {
         try (Connection c = connect("postgres", ADMIN, ADMIN_PASSWORD)) {
-            long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-            while (true) {
-                Boolean active = null;
-                try (PreparedStatement ps = c.prepareStatement("select active from pg_replication_slots where slot_name = ?")) {
-                    ps.setString(1, SLOT);
-                    try (ResultSet rs = ps.executeQuery()) {
-                        if (rs.next()) {
-                            active = rs.getBoolean(1);
-                        }
-                    }
+            Awaitility.await("replication slot " + SLOT + " released").atMost(Duration.ofSeconds(30))
+                    .pollInterval(Duration.ofMillis(200)).until(() -> slotGone(c));
+        }
+    }
+
+    /** Whether the slot is gone: it never was, or nobody holds it and it could be dropped now. */
+    private static boolean slotGone(Connection c) throws SQLException {
+        Boolean active = null;
+        try (PreparedStatement ps = c.prepareStatement("select active from pg_replication_slots where slot_name = ?")) {
+            ps.setString(1, SLOT);
+            try (ResultSet rs = ps.executeQuery()) {
+                if (rs.next()) {
+                    active = rs.getBoolean(1);
                 }
-                if (active == null) {
-                    return;
-                }
-                if (!active) {
-                    try (PreparedStatement ps = c.prepareStatement("select pg_drop_replication_slot(?)")) {
-                        ps.setString(1, SLOT);
-                        ps.execute();
-                        return;
-                    } catch (SQLException e) {
-                        // taken again in between (or dropped by the connector itself): look again
-                    }
-                }
-                if (System.nanoTime() > deadline) {
-                    fail("replication slot " + SLOT + " is still in use after 30 s");
-                }
-                Thread.sleep(200);
             }
+        }
+        if (active == null) {
+            return true;
+        }
+        if (active) {
+            return false;
+        }
+        try (PreparedStatement ps = c.prepareStatement("select pg_drop_replication_slot(?)")) {
+            ps.setString(1, SLOT);
+            ps.execute();
+            return true;
+        } catch (SQLException e) {
+            // taken again in between (or dropped by the connector itself): look again
+            return false;
         }
     }
 

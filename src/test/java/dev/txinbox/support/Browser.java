@@ -73,8 +73,7 @@ public final class Browser implements AutoCloseable {
      * the document" as an unknown error, not as a stale element, and such a wait ends with it. So the old
      * document is marked with a token of its own (a property of its window, which a new document never has), and
      * the wait asks the current document for that mark and its ready state; an answer refused mid-swap is simply
-     * asked again. {@code ConsoleTest} ran 20 times in a row green this way, eight of them beside a whole
-     * {@code bench/run --quick} (docs/RELIABILITY.md, "The browser tests, run after run").
+     * asked again (docs/RELIABILITY.md, "The browser tests, run after run", has the runs that show it holds).
      */
     public void follow(WebElement control) {
         String what = describe(control);

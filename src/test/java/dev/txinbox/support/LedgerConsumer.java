@@ -130,6 +130,11 @@ public class LedgerConsumer implements InboxHandler {
         }
     }
 
+    /**
+     * The scripted duration of the handler's own work ({@code sleepMs}, {@code touchPauseMs}): a slow handler
+     * is what those scenarios are about, inside its transaction. Nothing waits on it; tests synchronise with a
+     * held event ({@code hold}, {@link #release}) or on the tables.
+     */
     private static void sleep(long millis) {
         try {
             Thread.sleep(millis);

@@ -26,6 +26,7 @@ import dev.txinbox.inbox.Outcome;
 import dev.txinbox.ops.AdminAudit;
 import dev.txinbox.ops.AdminInput;
 import dev.txinbox.ops.InboxOperations;
+import dev.txinbox.ops.InboxReadModel;
 import dev.txinbox.ordering.StreamOrdering;
 import io.quarkus.narayana.jta.QuarkusTransaction;
 import io.quarkus.qute.TemplateInstance;
@@ -47,17 +48,17 @@ public class ConsoleActions {
     static final int MAX_GROUP_RETRY = 500;
 
     private final InboxOperations operations;
-    private final FailureGroups failureGroups;
+    private final InboxReadModel readModel;
     private final StreamOrdering ordering;
     private final AdminAudit audit;
     private final ConsoleRequest request;
     private final ConsoleInput parameters;
     private final ConsoleClock clock;
 
-    public ConsoleActions(InboxOperations operations, FailureGroups failureGroups, StreamOrdering ordering,
+    public ConsoleActions(InboxOperations operations, InboxReadModel readModel, StreamOrdering ordering,
             AdminAudit audit, ConsoleRequest request, ConsoleInput parameters, ConsoleClock clock) {
         this.operations = operations;
-        this.failureGroups = failureGroups;
+        this.readModel = readModel;
         this.ordering = ordering;
         this.audit = audit;
         this.request = request;
@@ -70,7 +71,7 @@ public class ConsoleActions {
     public TemplateInstance confirmReplay(@RestQuery String consumer, @RestQuery String id) {
         String name = parameters.knownConsumer(consumer);
         String messageId = input(() -> AdminInput.id("id", id));
-        InboxMessage entry = operations.entry(name, messageId).map(InboxOperations.EntryDetail::entry)
+        InboxMessage entry = readModel.entry(name, messageId).map(InboxReadModel.EntryDetail::entry)
                 .orElseThrow(() -> noEntry(name, messageId));
         return ConsoleTemplates.confirmReplay(request.chrome("Replay " + messageId, "entries"),
                 ConsoleViews.EntryRow.of(entry));
@@ -174,8 +175,8 @@ public class ConsoleActions {
     public TemplateInstance confirmRetryGroup(@RestQuery String consumer, @RestQuery String group) {
         String name = parameters.knownConsumer(consumer);
         String id = input(() -> AdminInput.id("group", group));
-        FailureGroups.Group found = failureGroups.group(name, id).orElseThrow(() -> noGroup(name));
-        List<ConsoleViews.EntryRow> members = failureGroups.members(name, id, MAX_GROUP_RETRY).stream()
+        InboxReadModel.FailureGroup found = readModel.failureGroup(name, id).orElseThrow(() -> noGroup(name));
+        List<ConsoleViews.EntryRow> members = readModel.failureMembers(name, id, MAX_GROUP_RETRY).stream()
                 .map(m -> new ConsoleViews.EntryRow(name, m.messageId(), m.status(), "", "", "", 0, "", "",
                         href("/entry", "consumer", name, "id", m.messageId())))
                 .toList();
@@ -189,10 +190,10 @@ public class ConsoleActions {
         ConsoleSessions.Session session = request.formSession(csrf);
         String name = parameters.knownConsumer(consumer);
         String id = input(() -> AdminInput.id("group", group));
-        FailureGroups.Group found = failureGroups.group(name, id).orElseThrow(() -> noGroup(name));
+        InboxReadModel.FailureGroup found = readModel.failureGroup(name, id).orElseThrow(() -> noGroup(name));
         Map<String, Integer> outcomes = new TreeMap<>();
         int retried = 0;
-        for (FailureGroups.Member member : failureGroups.members(name, id, MAX_GROUP_RETRY)) {
+        for (InboxReadModel.FailureMember member : readModel.failureMembers(name, id, MAX_GROUP_RETRY)) {
             Optional<InboxOperations.Replay> replay = operations.replay(session.actor(), name, member.messageId());
             if (replay.isPresent()) {
                 retried++;

@@ -22,6 +22,7 @@ import dev.txinbox.config.TxinboxConfig;
 import dev.txinbox.inbox.InboxStatus;
 import dev.txinbox.inbox.Outcome;
 import dev.txinbox.ops.InboxOperations;
+import dev.txinbox.ops.InboxReadModel;
 import dev.txinbox.ops.InboxStatistics;
 import io.quarkus.qute.TemplateInstance;
 import io.smallrye.common.annotation.Blocking;
@@ -37,6 +38,7 @@ import io.smallrye.health.SmallRyeHealthReporter;
 public class ConsoleOverview {
 
     private final InboxOperations operations;
+    private final InboxReadModel readModel;
     private final InboxStatistics statistics;
     private final OutcomeHistory history;
     private final SmallRyeHealthReporter health;
@@ -44,9 +46,10 @@ public class ConsoleOverview {
     private final TxinboxConfig.Console config;
     private final ConsoleClock clock;
 
-    public ConsoleOverview(InboxOperations operations, InboxStatistics statistics, OutcomeHistory history,
-            SmallRyeHealthReporter health, ConsoleRequest request, TxinboxConfig config, ConsoleClock clock) {
+    public ConsoleOverview(InboxOperations operations, InboxReadModel readModel, InboxStatistics statistics,
+            OutcomeHistory history, SmallRyeHealthReporter health, ConsoleRequest request, TxinboxConfig config, ConsoleClock clock) {
         this.operations = operations;
+        this.readModel = readModel;
         this.statistics = statistics;
         this.history = history;
         this.health = health;
@@ -60,7 +63,7 @@ public class ConsoleOverview {
         JsonObject live = health.getLiveness().getPayload();
         JsonObject ready = health.getReadiness().getPayload();
         List<ConsoleViews.Check> liveChecks = checks(live), readyChecks = checks(ready);
-        Map<String, Map<String, Long>> counts = operations.countsByStatus();
+        Map<String, Map<String, Long>> counts = readModel.countsByStatus();
         Instant now = clock.now();
         List<ConsoleViews.ConsumerCard> cards = new ArrayList<>();
         for (String consumer : operations.consumerNames()) {

@@ -32,6 +32,7 @@ import dev.txinbox.inbox.InboxStatus;
 import dev.txinbox.ops.AdminAudit;
 import dev.txinbox.ops.AdminInput;
 import dev.txinbox.ops.InboxOperations;
+import dev.txinbox.ops.InboxReadModel;
 import dev.txinbox.ordering.StreamOrdering;
 import io.quarkus.narayana.jta.QuarkusTransaction;
 import io.quarkus.qute.TemplateInstance;
@@ -59,19 +60,19 @@ public class ConsolePages {
 
     private final InboxOperations operations;
     private final AdminAudit audit;
-    private final FailureGroups failureGroups;
+    private final InboxReadModel readModel;
     private final StreamOrdering ordering;
     private final ConsoleRequest request;
     private final ConsoleInput parameters;
     private final ConsoleClock clock;
     private final ObjectMapper json;
 
-    public ConsolePages(InboxOperations operations, AdminAudit audit, FailureGroups failureGroups,
+    public ConsolePages(InboxOperations operations, AdminAudit audit, InboxReadModel readModel,
             StreamOrdering ordering, ConsoleRequest request, ConsoleInput parameters, ConsoleClock clock,
             ObjectMapper json) {
         this.operations = operations;
         this.audit = audit;
-        this.failureGroups = failureGroups;
+        this.readModel = readModel;
         this.ordering = ordering;
         this.request = request;
         this.parameters = parameters;
@@ -91,12 +92,12 @@ public class ConsolePages {
             statuses.add(new ConsoleViews.KeyValue(s.name(), s.name().toLowerCase()));
         }
         statuses.add(new ConsoleViews.KeyValue("ANY", "any status"));
-        InboxOperations.EntryFilter filter;
+        InboxReadModel.EntryFilter filter;
         int pageNumber;
         try {
             Set<InboxStatus> wanted = blank(status) ? PROBLEMS
                     : "ANY".equals(status) ? Set.of() : Set.of(AdminInput.status(status));
-            filter = new InboxOperations.EntryFilter(wanted,
+            filter = new InboxReadModel.EntryFilter(wanted,
                     blank(consumer) ? null : parameters.knownConsumer(consumer),
                     blank(aggregateId) ? null : AdminInput.aggregateId("aggregate", aggregateId.strip()),
                     blank(from) ? null : instant("from", from), blank(to) ? null : instant("to", to));
@@ -107,7 +108,7 @@ public class ConsolePages {
                             List.copyOf(operations.consumerNames()), statuses, List.of(), 0, null, null,
                             e.getMessage())).render());
         }
-        InboxOperations.EntryPage found = operations.entries(filter, pageNumber, PAGE_SIZE);
+        InboxReadModel.EntryPage found = readModel.entries(filter, pageNumber, PAGE_SIZE);
         List<ConsoleViews.EntryRow> rows = found.items().stream().map(ConsoleViews.EntryRow::of).toList();
         ConsoleViews.Link previous = pageNumber == 0 ? null : pageLink(form, pageNumber - 1, "← newer");
         ConsoleViews.Link next = found.hasMore() ? pageLink(form, pageNumber + 1, "older →") : null;
@@ -121,7 +122,7 @@ public class ConsolePages {
     public TemplateInstance entry(@RestQuery String consumer, @RestQuery String id) {
         String name = parameters.knownConsumer(consumer);
         String messageId = input(() -> AdminInput.id("id", id));
-        InboxOperations.EntryDetail detail = operations.entry(name, messageId)
+        InboxReadModel.EntryDetail detail = readModel.entry(name, messageId)
                 .orElseThrow(() -> ConsoleProblem.notFound("No such entry",
                         "Consumer " + name + " has no entry " + messageId + " (retention may have deleted it)."));
         InboxMessage m = detail.entry();
@@ -154,7 +155,7 @@ public class ConsolePages {
     @Path("/failures")
     public TemplateInstance failures(@RestQuery String consumer) {
         String name = blank(consumer) ? null : parameters.knownConsumer(consumer);
-        List<ConsoleViews.GroupRow> groups = failureGroups.groups(name, MAX_GROUPS).stream()
+        List<ConsoleViews.GroupRow> groups = readModel.failureGroups(name, MAX_GROUPS).stream()
                 .map(ConsoleViews.GroupRow::of).toList();
         return ConsoleTemplates.failures(request.chrome("Failures", "failures"),
                 List.copyOf(operations.consumerNames()), text(name), groups);

@@ -11,6 +11,7 @@ import java.util.Locale;
 
 import dev.txinbox.inbox.InboxAttempt;
 import dev.txinbox.inbox.InboxMessage;
+import dev.txinbox.ops.InboxReadModel;
 import dev.txinbox.ordering.StreamOrdering;
 import io.quarkus.qute.TemplateData;
 
@@ -118,7 +119,7 @@ final class ConsoleViews {
     record GroupRow(String consumer, String id, String cause, long failed, long dead, long total, String firstSeen,
             String lastSeen, List<Link> examples, Link retry) {
 
-        static GroupRow of(FailureGroups.Group g) {
+        static GroupRow of(InboxReadModel.FailureGroup g) {
             return new GroupRow(g.consumer(), g.id(), g.cause(), g.failed(), g.dead(), g.total(), time(g.firstSeen()),
                     time(g.lastSeen()), g.examples().stream()
                             .map(id -> new Link(href("/entry", "consumer", g.consumer(), "id", id), id)).toList(),

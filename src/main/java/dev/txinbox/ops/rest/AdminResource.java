@@ -28,6 +28,7 @@ import dev.txinbox.inbox.InboxStatus;
 import dev.txinbox.ops.AdminAudit;
 import dev.txinbox.ops.AdminInput;
 import dev.txinbox.ops.InboxOperations;
+import dev.txinbox.ops.InboxReadModel;
 import dev.txinbox.ops.InboxStatistics;
 import dev.txinbox.ordering.StreamOrdering;
 
@@ -45,10 +46,12 @@ public class AdminResource {
     static final int MAX_PAGE = 10_000_000;
 
     private final InboxOperations operations;
+    private final InboxReadModel readModel;
     private final InboxStatistics statistics;
 
-    public AdminResource(InboxOperations operations, InboxStatistics statistics) {
+    public AdminResource(InboxOperations operations, InboxReadModel readModel, InboxStatistics statistics) {
         this.operations = operations;
+        this.readModel = readModel;
         this.statistics = statistics;
     }
 
@@ -56,7 +59,7 @@ public class AdminResource {
     @Path("/stats")
     @Operation(summary = "Entries by consumer and status, with lag, backlog, parked and failed numbers")
     public AdminViews.Stats stats() {
-        Map<String, Map<String, Long>> counts = operations.countsByStatus();
+        Map<String, Map<String, Long>> counts = readModel.countsByStatus();
         Map<String, AdminViews.ConsumerStats> result = new TreeMap<>();
         for (String consumer : operations.consumerNames()) {
             result.put(consumer, new AdminViews.ConsumerStats(counts.getOrDefault(consumer, Map.of()),
@@ -73,13 +76,13 @@ public class AdminResource {
             @QueryParam("page") @DefaultValue("0") String pageParam, @QueryParam("size") @DefaultValue("50") String sizeParam) {
         int page = number("page", pageParam, 0, MAX_PAGE);
         int size = number("size", sizeParam, 1, MAX_PAGE_SIZE);
-        InboxOperations.EntryFilter filter = new InboxOperations.EntryFilter(
+        InboxReadModel.EntryFilter filter = new InboxReadModel.EntryFilter(
                 status == null ? Set.of() : Set.of(status(status)),
                 consumer == null ? null : id("consumer", consumer),
                 aggregateId == null ? null : valid(() -> AdminInput.aggregateId("aggregateId", aggregateId)),
                 from == null ? null : instant("from", from),
                 to == null ? null : instant("to", to));
-        InboxOperations.EntryPage found = operations.entries(filter, page, size);
+        InboxReadModel.EntryPage found = readModel.entries(filter, page, size);
         List<AdminViews.Entry> items = found.items().stream().map(AdminViews.Entry::of).toList();
         return new AdminViews.Page(items, page, size, found.hasMore());
     }
@@ -88,7 +91,7 @@ public class AdminResource {
     @Path("/inbox/{consumer}/{messageId}")
     @Operation(summary = "One entry with its payload, error and attempt history")
     public AdminViews.EntryDetail entry(@PathParam("consumer") String consumer, @PathParam("messageId") String messageId) {
-        InboxOperations.EntryDetail detail = operations.entry(id("consumer", consumer), id("messageId", messageId))
+        InboxReadModel.EntryDetail detail = readModel.entry(id("consumer", consumer), id("messageId", messageId))
                 .orElseThrow(() -> notFound("no entry " + messageId + " for consumer " + consumer));
         return new AdminViews.EntryDetail(AdminViews.Entry.of(detail.entry()), detail.entry().body,
                 detail.entry().payloadHash, detail.attempts().stream().map(AdminViews.Attempt::of).toList());

@@ -1,0 +1,210 @@
+package dev.txinbox.ops;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
+
+import javax.sql.DataSource;
+
+import jakarta.enterprise.context.ApplicationScoped;
+
+import dev.txinbox.inbox.InboxAttempt;
+import dev.txinbox.inbox.InboxMessage;
+import dev.txinbox.inbox.InboxRepository;
+import dev.txinbox.inbox.InboxStatus;
+import dev.txinbox.sql.Columns;
+import io.quarkus.narayana.jta.QuarkusTransaction;
+
+/**
+ * What operators read of the inbox, for the admin API, the console and the statistics behind health: every
+ * query on {@code inbox_messages} (and an entry's attempts) that is not the inbox's own work. Read-only; each
+ * read runs in a transaction of its own, or none.
+ */
+@ApplicationScoped
+public class InboxReadModel {
+
+    /** Which entries to list; null fields do not filter, an empty status set neither. */
+    public record EntryFilter(Set<InboxStatus> statuses, String consumer, String aggregateId, Instant from, Instant to) {
+    }
+
+    /** A page of entries, newest first. */
+    public record EntryPage(List<InboxMessage> items, int page, int size, boolean hasMore) {
+    }
+
+    /** An entry with its attempt history, first attempt first. */
+    public record EntryDetail(InboxMessage entry, List<InboxAttempt> attempts) {
+    }
+
+    /** Entries of one status waiting for something: how many, and when the oldest was received. */
+    public record Unfinished(long count, Instant oldestReceivedAt) {
+    }
+
+    /** One cause of one consumer: how many entries have it, by status, when it was first and last seen. */
+    public record FailureGroup(String consumer, String id, String cause, long failed, long dead, Instant firstSeen,
+            Instant lastSeen, List<String> examples) {
+
+        public long total() {
+            return failed + dead;
+        }
+    }
+
+    /** An entry of a failure group. */
+    public record FailureMember(String messageId, String status) {
+    }
+
+    /**
+     * A failure's cause: its error text with the entry's own event id and aggregate id, UUIDs (SQS message ids)
+     * and every word holding a digit (numbers, generated ids, positions) replaced, white space folded. Ids
+     * shorter than 4 characters are left alone. Done in SQL, so that grouping takes one pass over the rows
+     * whatever their number.
+     */
+    private static final String CAUSE = """
+            regexp_replace(regexp_replace(regexp_replace(
+                case when length(coalesce(aggregate_id, '')) >= 4
+                    then replace(case when length(message_id) >= 4 then replace(coalesce(error_text, ''), message_id, '<id>')
+                        else coalesce(error_text, '') end, aggregate_id, '<id>')
+                    else case when length(message_id) >= 4 then replace(coalesce(error_text, ''), message_id, '<id>')
+                        else coalesce(error_text, '') end end,
+                '[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}', '<id>', 'g'),
+                '[A-Za-z_]*[0-9][A-Za-z0-9_]*', '#', 'g'),
+                '\\s+', ' ', 'g')
+            """;
+
+    private static final String FAILURES = "select consumer_name, message_id, status, received_at,"
+            + " coalesce(processed_at, received_at) as last_at, " + CAUSE + " as cause from inbox_messages"
+            + " where status in ('FAILED', 'DEAD')";
+
+    private final InboxRepository repository;
+    private final DataSource dataSource;
+
+    public InboxReadModel(InboxRepository repository, DataSource dataSource) {
+        this.repository = repository;
+        this.dataSource = dataSource;
+    }
+
+    /** Entries by consumer and status, for every consumer that has any. */
+    public Map<String, Map<String, Long>> countsByStatus() {
+        Map<String, Map<String, Long>> counts = new TreeMap<>();
+        List<Object[]> rows = QuarkusTransaction.requiringNew().call(() -> repository.getEntityManager()
+                .createQuery("select m.consumerName, m.status, count(m) from InboxMessage m group by 1, 2", Object[].class)
+                .getResultList());
+        for (Object[] row : rows) {
+            counts.computeIfAbsent((String) row[0], c -> new TreeMap<>()).put(row[1].toString(), (Long) row[2]);
+        }
+        return counts;
+    }
+
+    public EntryPage entries(EntryFilter filter, int page, int size) {
+        StringBuilder where = new StringBuilder("1 = 1");
+        Map<String, Object> parameters = new HashMap<>();
+        if (filter.statuses() != null && !filter.statuses().isEmpty()) {
+            where.append(" and status in :statuses");
+            parameters.put("statuses", filter.statuses());
+        }
+        if (filter.consumer() != null) {
+            where.append(" and consumerName = :consumer");
+            parameters.put("consumer", filter.consumer());
+        }
+        if (filter.aggregateId() != null) {
+            where.append(" and aggregateId = :aggregate");
+            parameters.put("aggregate", filter.aggregateId());
+        }
+        if (filter.from() != null) {
+            where.append(" and receivedAt >= :from");
+            parameters.put("from", filter.from());
+        }
+        if (filter.to() != null) {
+            where.append(" and receivedAt < :to");
+            parameters.put("to", filter.to());
+        }
+        // One row more than asked for says whether there is a next page.
+        List<InboxMessage> found = QuarkusTransaction.requiringNew().call(() -> repository
+                .find(where + " order by id desc", parameters).range(page * size, page * size + size).list());
+        return new EntryPage(found.subList(0, Math.min(size, found.size())), page, size, found.size() > size);
+    }
+
+    public Optional<EntryDetail> entry(String consumer, String messageId) {
+        return QuarkusTransaction.requiringNew().call(() -> repository.findEntry(consumer, messageId)
+                .map(entry -> new EntryDetail(entry, InboxAttempt
+                        .<InboxAttempt> list("consumerName = ?1 and messageId = ?2 order by attempt", consumer, messageId))));
+    }
+
+    /** The status an entry has now; empty when the consumer has no such entry. */
+    public Optional<String> status(String consumer, String messageId) {
+        return QuarkusTransaction.requiringNew().call(() -> repository.findEntry(consumer, messageId)
+                .map(e -> e.status.name()));
+    }
+
+    /**
+     * The PARKED and FAILED entries of a consumer, by status (a status without entries is absent). Plain JDBC
+     * outside any transaction: the statistics refresh calls it on a schedule, and a database that does not
+     * answer is something it reports, not an error.
+     */
+    public Map<InboxStatus, Unfinished> unfinished(String consumer) throws SQLException {
+        Map<InboxStatus, Unfinished> result = new LinkedHashMap<>();
+        try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(
+                "select status, count(*), min(received_at) from inbox_messages where consumer_name = ?"
+                        + " and status in ('PARKED', 'FAILED') group by status")) {
+            ps.setString(1, consumer);
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    result.put(InboxStatus.valueOf(rs.getString(1)),
+                            new Unfinished(rs.getLong(2), rs.getTimestamp(3).toInstant()));
+                }
+            }
+        }
+        return result;
+    }
+
+    /**
+     * FAILED and DEAD entries of one consumer (all when null) grouped by cause, as NServiceBus ServicePulse
+     * groups failed messages, so that a hundred messages failing for one reason make one line with a count, not
+     * a hundred lines; the largest first, at most {@code limit}. A group is named by the MD5 of its cause (a name
+     * for a URL, not a secret).
+     */
+    public List<FailureGroup> failureGroups(String consumer, int limit) {
+        return failureGroups(consumer, null, limit);
+    }
+
+    /** One failure group of a consumer, if it still has entries. */
+    public Optional<FailureGroup> failureGroup(String consumer, String groupId) {
+        return failureGroups(consumer, groupId, 1).stream().findFirst();
+    }
+
+    /** The entries of a failure group, the oldest first, at most {@code limit}. */
+    public List<FailureMember> failureMembers(String consumer, String groupId, int limit) {
+        List<Object[]> rows = QuarkusTransaction.requiringNew().call(() -> repository.getEntityManager().createNativeQuery(
+                "select message_id, status from (" + FAILURES + " and consumer_name = ?1) f where md5(cause) = ?2"
+                        + " order by received_at, message_id limit ?3", Object[].class)
+                .setParameter(1, consumer).setParameter(2, groupId).setParameter(3, limit).getResultList());
+        return rows.stream().map(row -> new FailureMember((String) row[0], (String) row[1])).toList();
+    }
+
+    private List<FailureGroup> failureGroups(String consumer, String groupId, int limit) {
+        List<Object[]> rows = QuarkusTransaction.requiringNew().call(() -> repository.getEntityManager().createNativeQuery(
+                "select consumer_name, md5(cause), cause, count(*) filter (where status = 'FAILED'),"
+                        + " count(*) filter (where status = 'DEAD'), min(received_at), max(last_at),"
+                        + " (array_agg(message_id order by received_at desc))[1:3]"
+                        + " from (" + FAILURES + " and (cast(?1 as text) is null or consumer_name = ?1)) f"
+                        + " where cast(?2 as text) is null or md5(cause) = ?2"
+                        + " group by consumer_name, cause order by count(*) desc, max(last_at) desc limit ?3",
+                Object[].class).setParameter(1, consumer).setParameter(2, groupId).setParameter(3, limit).getResultList());
+        List<FailureGroup> groups = new ArrayList<>();
+        for (Object[] row : rows) {
+            groups.add(new FailureGroup((String) row[0], (String) row[1], (String) row[2], ((Number) row[3]).longValue(),
+                    ((Number) row[4]).longValue(), Columns.instant(row[5]), Columns.instant(row[6]),
+                    List.of((String[]) row[7])));
+        }
+        return groups;
+    }
+}
