@@ -19,6 +19,8 @@ import dev.txinbox.ordering.ParkedRun;
 import dev.txinbox.ordering.ParkedRun.Applied;
 import dev.txinbox.ordering.ParkedRun.Parked;
 import dev.txinbox.ordering.StreamOrdering;
+import io.opentelemetry.context.Context;
+import io.opentelemetry.context.Scope;
 
 /**
  * One pass of a batch through the inbox, inside the batch's transaction, with no savepoint:
@@ -208,7 +210,7 @@ final class InboxBatch {
             }
         }
         if (!event.ordered()) {
-            results.put(entry.index(), apply(claim, event, entry.index()));
+            results.put(entry.index(), apply(claim, entry));
             return;
         }
         String aggregate = event.aggregateId();
@@ -232,7 +234,7 @@ final class InboxBatch {
                 }
             }
             case APPLY -> {
-                results.put(entry.index(), apply(claim, event, entry.index()));
+                results.put(entry.index(), apply(claim, entry));
                 reached(aggregate, withParked.contains(aggregate) ? drain(aggregate, event.sequence()) : event.sequence());
             }
         }
@@ -245,8 +247,9 @@ final class InboxBatch {
         }
     }
 
-    private InboxResult apply(InboxRepository.Claim claim, InboxEvent event, int index) {
-        HandlerResult result = handler.apply(event);
+    private InboxResult apply(InboxRepository.Claim claim, Entry entry) {
+        InboxEvent event = entry.event();
+        HandlerResult result = apply(event, entry.message().trace());
         if (mode == Mode.LOCATING) {
             flush();
         }
@@ -255,6 +258,19 @@ final class InboxBatch {
         }
         states.finish(claim.id(), InboxStatus.REJECTED, result.reason());
         return InboxResult.settled(Outcome.REJECTED, event.eventId(), result.reason(), claim.attempt());
+    }
+
+    /**
+     * The handler's apply inside the message's trace context, when it has one: what the handler records in the
+     * outbox then continues the message's trace.
+     */
+    private HandlerResult apply(InboxEvent event, Context trace) {
+        if (trace == null) {
+            return handler.apply(event);
+        }
+        try (Scope scope = trace.makeCurrent()) {
+            return handler.apply(event);
+        }
     }
 
     /** The stream's parked events: those of earlier transactions are read once per pass, then kept here. */

@@ -61,9 +61,10 @@ public final class OutboxRelay {
     private static final java.util.regex.Pattern GROUP_ID = java.util.regex.Pattern.compile("[\\x21-\\x7e]{1,128}");
 
     private static final String HEADS = """
-            select id, aggregatetype, aggregateid, type, timestamp, payload::text, sequence, attempts from (
+            select id, aggregatetype, aggregateid, type, timestamp, payload::text, sequence, attempts,
+                   tracingspancontext from (
                 select distinct on (aggregateid) id, aggregatetype, aggregateid, type, timestamp, payload, sequence,
-                       attempts, next_attempt_at
+                       attempts, next_attempt_at, tracingspancontext
                   from outbox_events
                  where partition = ? and published_at is null and skipped_at is null
                  order by aggregateid, sequence) heads
@@ -86,8 +87,9 @@ public final class OutboxRelay {
         STARTING, OK, UNAVAILABLE, CONFIGURATION, DATABASE_UNAVAILABLE, STOPPED
     }
 
+    /** {@code spanContext}: the recording transaction's trace context ({@code tracingspancontext}), or null. */
     private record Head(UUID id, String aggregateType, String aggregateId, String type, Instant timestamp,
-            String payload, long sequence, int attempts) {
+            String payload, long sequence, int attempts, String spanContext) {
     }
 
     private final String name;
@@ -317,11 +319,22 @@ public final class OutboxRelay {
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
                     heads.add(new Head(rs.getObject(1, UUID.class), rs.getString(2), rs.getString(3), rs.getString(4),
-                            rs.getTimestamp(5).toInstant(), rs.getString(6), rs.getLong(7), rs.getInt(8)));
+                            rs.getTimestamp(5).toInstant(), rs.getString(6), rs.getLong(7), rs.getInt(8),
+                            rs.getString(9)));
                 }
             }
         }
         return heads;
+    }
+
+    /** The message attributes: the event's identity, and the recording trace's context when it had one. */
+    private static Map<String, String> attributes(Head head) {
+        String traceparent = Outbox.traceparentOf(head.spanContext());
+        return traceparent == null
+                ? Map.of("event-id", head.id().toString(), "aggregate-type", head.aggregateType(), "event-type",
+                        head.type())
+                : Map.of("event-id", head.id().toString(), "aggregate-type", head.aggregateType(), "event-type",
+                        head.type(), "traceparent", traceparent);
     }
 
     /** CONTRACT §1's body, so that a txinbox consumer downstream consumes it as it is. */
@@ -367,8 +380,7 @@ public final class OutboxRelay {
             String entry = Integer.toString(i);
             byEntry.put(entry, head);
             messages.add(new Message(entry, groupId(head.aggregateId()), head.id().toString(), bodies.get(head.id()),
-                    Map.of("event-id", head.id().toString(), "aggregate-type", head.aggregateType(),
-                            "event-type", head.type())));
+                    attributes(head)));
         }
         List<Refusal> refusals;
         sendsThisRound++;
