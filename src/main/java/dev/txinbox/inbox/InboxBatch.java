@@ -164,7 +164,7 @@ final class InboxBatch {
                         "another copy of this event did not get through in the same batch"));
                 continue;
             }
-            try {
+            try (Scope scope = traced(entry)) {
                 process(entry, claim, seenBefore.get(entry.event().eventId()));
             } catch (Failed failed) {
                 throw failed;
@@ -210,7 +210,7 @@ final class InboxBatch {
             }
         }
         if (!event.ordered()) {
-            results.put(entry.index(), apply(claim, entry));
+            results.put(entry.index(), apply(claim, event, entry.index()));
             return;
         }
         String aggregate = event.aggregateId();
@@ -234,7 +234,7 @@ final class InboxBatch {
                 }
             }
             case APPLY -> {
-                results.put(entry.index(), apply(claim, entry));
+                results.put(entry.index(), apply(claim, event, entry.index()));
                 reached(aggregate, withParked.contains(aggregate) ? drain(aggregate, event.sequence()) : event.sequence());
             }
         }
@@ -247,9 +247,8 @@ final class InboxBatch {
         }
     }
 
-    private InboxResult apply(InboxRepository.Claim claim, Entry entry) {
-        InboxEvent event = entry.event();
-        HandlerResult result = apply(event, entry.message().trace());
+    private InboxResult apply(InboxRepository.Claim claim, InboxEvent event, int index) {
+        HandlerResult result = handler.apply(event);
         if (mode == Mode.LOCATING) {
             flush();
         }
@@ -261,16 +260,13 @@ final class InboxBatch {
     }
 
     /**
-     * The handler's apply inside the message's trace context, when it has one: what the handler records in the
-     * outbox then continues the message's trace.
+     * The message's trace context made current while it is processed, when it has one: what the handler records in
+     * the outbox then continues the message's trace, and so does what a parked run it lets drain records. Null (no
+     * scope to close) for an untraced message.
      */
-    private HandlerResult apply(InboxEvent event, Context trace) {
-        if (trace == null) {
-            return handler.apply(event);
-        }
-        try (Scope scope = trace.makeCurrent()) {
-            return handler.apply(event);
-        }
+    private static Scope traced(Entry entry) {
+        Context trace = entry.message().trace();
+        return trace == null ? null : trace.makeCurrent();
     }
 
     /** The stream's parked events: those of earlier transactions are read once per pass, then kept here. */

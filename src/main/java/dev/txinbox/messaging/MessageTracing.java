@@ -1,5 +1,6 @@
 package dev.txinbox.messaging;
 
+import java.util.ArrayList;
 import java.util.List;
 
 import jakarta.enterprise.context.ApplicationScoped;
@@ -8,6 +9,7 @@ import org.jboss.logging.MDC;
 
 import dev.txinbox.inbox.InboxResult;
 import dev.txinbox.inbox.Outcome;
+import dev.txinbox.inbox.TraceParent;
 import io.opentelemetry.api.OpenTelemetry;
 import io.opentelemetry.api.common.AttributeKey;
 import io.opentelemetry.api.common.Attributes;
@@ -90,25 +92,41 @@ public class MessageTracing {
         this.propagator = openTelemetry.getPropagators().getTextMapPropagator();
     }
 
-    /** The span of a batch's transaction (its passes and commit), linked to the producers of its messages. */
-    Span batch(String consumer, List<SqsDelivery> deliveries) {
+    /** A batch's span and its messages' traces, in the order of its deliveries. */
+    record Batch(Span span, List<Traced> messages) {
+    }
+
+    /**
+     * Starts the span of a batch's transaction (its passes and commit), linked to the producers of its messages, and
+     * the span of each message, a child of its producer's context and linked to the batch. Each producer's context is
+     * read once.
+     */
+    Batch start(String consumer, List<SqsDelivery> deliveries) {
+        Context[] parents = new Context[deliveries.size()];
         SpanBuilder builder = tracer.spanBuilder("txinbox batch " + consumer).setSpanKind(SpanKind.INTERNAL)
                 .setNoParent().setAttribute(CONSUMER, consumer).setAttribute(BATCH_SIZE, (long) deliveries.size());
-        for (SqsDelivery delivery : deliveries) {
-            if (delivery.traceparent() != null || delivery.awsTraceHeader() != null) {
-                SpanContext producer = Span.fromContext(producer(delivery)).getSpanContext();
-                if (producer.isValid() && producer.isSampled()) {
-                    builder.addLink(producer);
-                }
+        for (int i = 0; i < parents.length; i++) {
+            SqsDelivery delivery = deliveries.get(i);
+            if (delivery.traceparent() == null && delivery.awsTraceHeader() == null) {
+                parents[i] = Context.root();
+                continue;
+            }
+            parents[i] = propagator.extract(Context.root(), delivery, FROM_DELIVERY);
+            SpanContext producer = Span.fromContext(parents[i]).getSpanContext();
+            if (producer.isValid() && producer.isSampled()) {
+                builder.addLink(producer);
             }
         }
-        return builder.startSpan();
+        Span batch = builder.startSpan();
+        List<Traced> messages = new ArrayList<>(parents.length);
+        for (int i = 0; i < parents.length; i++) {
+            messages.add(message(consumer, deliveries.get(i), parents[i], batch));
+        }
+        return new Batch(batch, messages);
     }
 
     /** Starts the span of one message, a child of its producer's context and linked to its batch. */
-    Traced message(String consumer, SqsDelivery delivery, Span batch) {
-        Context parent = delivery.traceparent() != null || delivery.awsTraceHeader() != null ? producer(delivery)
-                : Context.root();
+    private Traced message(String consumer, SqsDelivery delivery, Context parent, Span batch) {
         SpanBuilder builder = tracer.spanBuilder(delivery.queue() + " process").setSpanKind(SpanKind.CONSUMER)
                 .setParent(parent);
         SpanContext batchContext = batch.getSpanContext();
@@ -120,7 +138,7 @@ public class MessageTracing {
         if (!context.isValid()) {
             // Tracing is off: still carry the producer's trace id, so that the logs and the row keep it.
             return delivery.traceparent() == null ? Traced.NONE
-                    : new Traced(span, null, delivery.traceparent(), traceIdOf(delivery.traceparent()));
+                    : new Traced(span, null, delivery.traceparent(), TraceParent.traceId(delivery.traceparent()));
         }
         if (span.isRecording()) {
             span.setAttribute(SYSTEM, "aws_sqs").setAttribute(OPERATION, "process")
@@ -202,28 +220,8 @@ public class MessageTracing {
         MDC.remove(MDC_TRACE_ID);
     }
 
-    private Context producer(SqsDelivery delivery) {
-        return propagator.extract(Context.root(), delivery, FROM_DELIVERY);
-    }
-
     /** W3C {@code traceparent} of a span context: version 00, trace id, span id, flags. */
     public static String traceparent(SpanContext context) {
         return "00-" + context.getTraceId() + "-" + context.getSpanId() + "-" + context.getTraceFlags().asHex();
-    }
-
-    /** The trace id of a well-formed {@code traceparent}, or null. */
-    public static String traceIdOf(String traceparent) {
-        if (traceparent == null || traceparent.length() < 55 || traceparent.charAt(2) != '-'
-                || traceparent.charAt(35) != '-') {
-            return null;
-        }
-        String traceId = traceparent.substring(3, 35);
-        for (int i = 0; i < traceId.length(); i++) {
-            char c = traceId.charAt(i);
-            if (!(c >= '0' && c <= '9' || c >= 'a' && c <= 'f')) {
-                return null;
-            }
-        }
-        return "00000000000000000000000000000000".equals(traceId) ? null : traceId;
     }
 }

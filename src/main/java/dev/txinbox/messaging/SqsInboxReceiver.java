@@ -21,7 +21,6 @@ import dev.txinbox.inbox.Inbox;
 import dev.txinbox.inbox.InboxResult;
 import dev.txinbox.inbox.IncomingMessage;
 import dev.txinbox.inbox.Outcome;
-import io.opentelemetry.api.trace.Span;
 import io.quarkus.runtime.ShutdownEvent;
 import io.smallrye.reactive.messaging.aws.sqs.SqsIncomingMetadata;
 
@@ -132,14 +131,12 @@ public class SqsInboxReceiver {
                 return;
             }
             // The batch's span covers its transaction; each message's span lasts until SQS is told its outcome.
-            Span batchSpan = tracing.batch(consumer, deliveries);
-            List<MessageTracing.Traced> traces = new ArrayList<>(deliveries.size());
+            MessageTracing.Batch traced = tracing.start(consumer, deliveries);
+            List<MessageTracing.Traced> traces = traced.messages();
             List<MessageTracing.Traced> processableTraces = new ArrayList<>(processable.size());
             for (int i = 0; i < deliveries.size(); i++) {
-                MessageTracing.Traced traced = tracing.message(consumer, deliveries.get(i), batchSpan);
-                traces.add(traced);
                 if (results.get(i) == null) {
-                    processableTraces.add(traced);
+                    processableTraces.add(traces.get(i));
                 }
             }
             List<InboxResult> inboxResults;
@@ -147,7 +144,7 @@ public class SqsInboxReceiver {
                 inboxResults = processable.isEmpty() ? List.of()
                         : inbox(consumer, settings, processable, processableTraces);
             } finally {
-                batchSpan.end();
+                traced.span().end();
             }
             for (int i = 0, next = 0; i < results.size(); i++) {
                 if (results.get(i) == null) {
