@@ -219,6 +219,13 @@ public interface TxinboxConfig {
          * sees it). Set true behind a proxy that terminates TLS and forwards plain HTTP without forwarded headers.
          */
         Optional<Boolean> secureCookie();
+
+        /**
+         * Where an entry's trace can be seen: a URL with {@code {traceId}} where the trace id goes (say
+         * {@code https://tracing.example/trace/{traceId}}; {@code TXINBOX_CONSOLE_TRACE_URL_TEMPLATE}). Unset: the
+         * entry's page shows the trace id without a link.
+         */
+        Optional<String> traceUrlTemplate();
     }
 
     /** The transactional outbox and its embedded relay (docs/OUTBOX.md, CONTRACT §6). */

@@ -331,7 +331,7 @@ public class Inbox {
         return entry.map(e -> {
             IncomingMessage message = new IncomingMessage(consumer, e.body, e.messageId,
                     new MessageSource(e.sourceQueue, e.sourceMessageId, e.sourceGroupId, e.sourceSentAt,
-                            e.receiveCount));
+                            e.receiveCount, e.traceparent));
             InboxResult result = receive(message, retry);
             if (result.outcome() == Outcome.DEAD_LETTERED) {
                 // Its copy is in the dead-letter queue already; record why it failed again.

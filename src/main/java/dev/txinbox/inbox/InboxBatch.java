@@ -19,6 +19,8 @@ import dev.txinbox.ordering.ParkedRun;
 import dev.txinbox.ordering.ParkedRun.Applied;
 import dev.txinbox.ordering.ParkedRun.Parked;
 import dev.txinbox.ordering.StreamOrdering;
+import io.opentelemetry.context.Context;
+import io.opentelemetry.context.Scope;
 
 /**
  * One pass of a batch through the inbox, inside the batch's transaction, with no savepoint:
@@ -162,7 +164,7 @@ final class InboxBatch {
                         "another copy of this event did not get through in the same batch"));
                 continue;
             }
-            try {
+            try (Scope scope = traced(entry)) {
                 process(entry, claim, seenBefore.get(entry.event().eventId()));
             } catch (Failed failed) {
                 throw failed;
@@ -255,6 +257,16 @@ final class InboxBatch {
         }
         states.finish(claim.id(), InboxStatus.REJECTED, result.reason());
         return InboxResult.settled(Outcome.REJECTED, event.eventId(), result.reason(), claim.attempt());
+    }
+
+    /**
+     * The message's trace context made current while it is processed, when it has one: what the handler records in
+     * the outbox then continues the message's trace, and so does what a parked run it lets drain records. Null (no
+     * scope to close) for an untraced message.
+     */
+    private static Scope traced(Entry entry) {
+        Context trace = entry.message().trace();
+        return trace == null ? null : trace.makeCurrent();
     }
 
     /** The stream's parked events: those of earlier transactions are read once per pass, then kept here. */

@@ -76,4 +76,8 @@ public class InboxMessage extends PanacheEntityBase {
 
     @Column(name = "receive_count")
     public Integer receiveCount;
+
+    /** The W3C trace context of the delivery that last wrote the entry, if it was traced. */
+    @Column(name = "traceparent")
+    public String traceparent;
 }

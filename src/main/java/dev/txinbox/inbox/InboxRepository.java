@@ -36,8 +36,8 @@ public class InboxRepository implements PanacheRepositoryBase<InboxMessage, Long
     private static final String INSERT = """
             insert into inbox_messages as m (consumer_name, message_id, status, event_type, aggregate_id,
                 sequence_number, payload_hash, body, source_queue, source_message_id, source_group_id,
-                source_sent_at, receive_count, attempt_count, error_text, received_at, processed_at)
-            values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, now(), %s)
+                source_sent_at, receive_count, attempt_count, error_text, received_at, processed_at, traceparent)
+            values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, now(), %s, ?)
             on conflict (consumer_name, message_id) do update set
                 status = excluded.status, event_type = excluded.event_type, aggregate_id = excluded.aggregate_id,
                 sequence_number = excluded.sequence_number, payload_hash = excluded.payload_hash,
@@ -45,6 +45,7 @@ public class InboxRepository implements PanacheRepositoryBase<InboxMessage, Long
                 source_message_id = excluded.source_message_id, source_group_id = excluded.source_group_id,
                 source_sent_at = excluded.source_sent_at, receive_count = excluded.receive_count,
                 error_text = excluded.error_text, processed_at = excluded.processed_at, next_attempt_at = null,
+                traceparent = coalesce(excluded.traceparent, m.traceparent),
                 attempt_count = m.attempt_count + %s
             where m.status in ('FAILED', 'DEAD')
             returning id, attempt_count
@@ -73,14 +74,14 @@ public class InboxRepository implements PanacheRepositoryBase<InboxMessage, Long
     private static final String CLAIM_NEW = """
             insert into inbox_messages (consumer_name, message_id, status, event_type, aggregate_id,
                 sequence_number, payload_hash, body, source_queue, source_message_id, source_group_id,
-                source_sent_at, receive_count, attempt_count, received_at, processed_at)
+                source_sent_at, receive_count, attempt_count, received_at, processed_at, traceparent)
             select ?, t.message_id, 'PROCESSED', t.event_type, t.aggregate_id, t.sequence_number, t.payload_hash,
                 t.body, t.source_queue, t.source_message_id, t.source_group_id,
-                to_timestamp(t.sent_at_ms / 1000.0), t.receive_count, 1, now(), now()
+                to_timestamp(t.sent_at_ms / 1000.0), t.receive_count, 1, now(), now(), t.traceparent
             from unnest(?::text[], ?::text[], ?::text[], ?::bigint[], ?::text[], ?::text[], ?::text[], ?::text[],
-                ?::text[], ?::bigint[], ?::int[])
+                ?::text[], ?::bigint[], ?::int[], ?::text[])
                 as t(message_id, event_type, aggregate_id, sequence_number, payload_hash, body, source_queue,
-                    source_message_id, source_group_id, sent_at_ms, receive_count)
+                    source_message_id, source_group_id, sent_at_ms, receive_count, traceparent)
             order by t.message_id
             on conflict (consumer_name, message_id) do nothing
             returning id, message_id
@@ -118,7 +119,8 @@ public class InboxRepository implements PanacheRepositoryBase<InboxMessage, Long
         }
         int n = batch.size();
         String[] ids = new String[n], types = new String[n], aggregates = new String[n], hashes = new String[n],
-                bodies = new String[n], queues = new String[n], sourceIds = new String[n], groups = new String[n];
+                bodies = new String[n], queues = new String[n], sourceIds = new String[n], groups = new String[n],
+                traceparents = new String[n];
         Long[] sequences = new Long[n], sentAt = new Long[n];
         Integer[] receiveCounts = new Integer[n];
         for (int i = 0; i < n; i++) {
@@ -135,6 +137,7 @@ public class InboxRepository implements PanacheRepositoryBase<InboxMessage, Long
             groups[i] = source.groupId();
             sentAt[i] = source.sentAt() == null ? null : source.sentAt().toEpochMilli();
             receiveCounts[i] = source.receiveCount();
+            traceparents[i] = source.traceparent();
         }
         session().doWork(connection -> {
             try (PreparedStatement ps = connection.prepareStatement(CLAIM_NEW)) {
@@ -150,6 +153,7 @@ public class InboxRepository implements PanacheRepositoryBase<InboxMessage, Long
                 ps.setArray(10, connection.createArrayOf("text", groups));
                 ps.setArray(11, connection.createArrayOf("bigint", sentAt));
                 ps.setArray(12, connection.createArrayOf("int4", receiveCounts));
+                ps.setArray(13, connection.createArrayOf("text", traceparents));
                 try (ResultSet rs = ps.executeQuery()) {
                     while (rs.next()) {
                         claimed.put(rs.getString(2), new Claim(rs.getLong(1), 1));
@@ -239,6 +243,7 @@ public class InboxRepository implements PanacheRepositoryBase<InboxMessage, Long
                 ps.setTimestamp(12, source.sentAt() == null ? null : Timestamp.from(source.sentAt()));
                 setInteger(ps, 13, source.receiveCount());
                 ps.setString(14, storable(error));
+                ps.setString(15, source.traceparent());
                 try (ResultSet rs = ps.executeQuery()) {
                     return rs.next() ? Optional.of(new long[] { rs.getLong(1), rs.getLong(2) }) : Optional.empty();
                 }

@@ -14,6 +14,8 @@ import software.amazon.awssdk.services.sqs.model.ReceiveMessageRequest;
  * <ul>
  * <li>The connector asks for no system attributes; the inbox needs MessageGroupId, SequenceNumber,
  * ApproximateReceiveCount, SentTimestamp and ApproximateFirstReceiveTimestamp.</li>
+ * <li>The producer's trace context: the {@code traceparent} message attribute; X-Ray's {@code AWSTraceHeader}
+ * comes with the system attributes.</li>
  * <li>It does ask for the {@code _classname} attribute, and when a producer sets one it deserialises the
  * body into that class while emitting: an unknown class name ends the channel. Asking only for the
  * attributes txinbox reads means no producer can do that.</li>
@@ -28,6 +30,6 @@ public class ReceiveRequestCustomizer implements SqsReceiveMessageRequestCustomi
     @Override
     public void customize(ReceiveMessageRequest.Builder builder) {
         builder.messageSystemAttributeNames(MessageSystemAttributeName.ALL)
-                .messageAttributeNames(List.of(SqsDelivery.EVENT_ID_ATTRIBUTE));
+                .messageAttributeNames(List.of(SqsDelivery.EVENT_ID_ATTRIBUTE, MessageTracing.TRACEPARENT));
     }
 }

@@ -75,43 +75,65 @@ public class Settlement {
 
     /**
      * Settles a committed batch with SQS; returns each message's final outcome, in order. {@code committedAtNanos}
-     * starts the settlement stage, which ends when SQS answers.
+     * starts the settlement stage, which ends when SQS answers. {@code traces}: each message's trace, for its log
+     * lines (consumer, event id, message id and trace id in the MDC) and its dead-letter record.
      */
     List<Outcome> settle(String consumer, TxinboxConfig.Consumer settings, List<SqsDelivery> deliveries,
-            List<InboxResult> results, long committedAtNanos) {
+            List<InboxResult> results, List<MessageTracing.Traced> traces, long committedAtNanos) {
         List<Outcome> outcomes = new ArrayList<>(deliveries.size());
         List<SqsDelivery> deletes = new ArrayList<>();
         List<SqsDelivery> heldBack = new ArrayList<>();
         Map<Duration, List<SqsDelivery>> retries = new LinkedHashMap<>();
-        for (int i = 0; i < deliveries.size(); i++) {
-            SqsDelivery delivery = deliveries.get(i);
-            InboxResult result = results.get(i);
-            if (result.outcome() == Outcome.DEAD_LETTERED) {
-                result = deadLetter(consumer, settings, delivery, result);
+        try {
+            for (int i = 0; i < deliveries.size(); i++) {
+                settleOne(consumer, settings, deliveries.get(i), results.get(i), traces.get(i), outcomes, deletes,
+                        heldBack, retries);
             }
-            switch (result.outcome()) {
-                case RETRIED -> {
-                    if (result.heldBack()) {
-                        heldBack.add(delivery);
-                        metrics.heldBack(consumer);
-                        LOG.debugf("consumer %s: message %s %s", consumer, delivery.messageId(), result.detail());
-                    } else {
-                        Duration delay = retryDelay(consumer, settings, delivery, result);
-                        retries.computeIfAbsent(delay, d -> new ArrayList<>()).add(delivery);
-                    }
-                }
-                case REJECTED -> {
-                    LOG.infof("consumer %s: event %s rejected: %s", consumer, result.eventId(), result.detail());
-                    deletes.add(delivery);
-                }
-                default -> deletes.add(delivery);
-            }
-            outcomes.add(result.outcome());
+        } finally {
+            MessageTracing.clearMdc();
         }
         delete(consumer, deletes, committedAtNanos);
         release(consumer, heldBack, Duration.ZERO, committedAtNanos);
         retries.forEach((delay, batch) -> release(consumer, batch, delay, committedAtNanos));
         return outcomes;
+    }
+
+    private void settleOne(String consumer, TxinboxConfig.Consumer settings, SqsDelivery delivery, InboxResult result,
+            MessageTracing.Traced traced, List<Outcome> outcomes, List<SqsDelivery> deletes, List<SqsDelivery> heldBack,
+            Map<Duration, List<SqsDelivery>> retries) {
+        if (logsAbout(result.outcome())) {
+            MessageTracing.putMdc(consumer, delivery, result.eventId() != null ? result.eventId()
+                    : delivery.eventIdAttribute(), traced);
+        }
+        if (result.outcome() == Outcome.DEAD_LETTERED) {
+            result = deadLetter(consumer, settings, delivery, result, traced);
+        }
+        switch (result.outcome()) {
+            case RETRIED -> {
+                if (result.heldBack()) {
+                    heldBack.add(delivery);
+                    metrics.heldBack(consumer);
+                    LOG.debugf("consumer %s: message %s %s", consumer, delivery.messageId(), result.detail());
+                } else {
+                    Duration delay = retryDelay(consumer, settings, delivery, result);
+                    retries.computeIfAbsent(delay, d -> new ArrayList<>()).add(delivery);
+                }
+            }
+            case REJECTED -> {
+                LOG.infof("consumer %s: event %s rejected: %s", consumer, result.eventId(), result.detail());
+                deletes.add(delivery);
+            }
+            default -> deletes.add(delivery);
+        }
+        outcomes.add(result.outcome());
+    }
+
+    /** Whether settling this outcome may log a line about the message (the common outcomes log none at INFO). */
+    private static boolean logsAbout(Outcome outcome) {
+        return switch (outcome) {
+            case PROCESSED, DUPLICATE, STALE, PARKED -> LOG.isDebugEnabled();
+            default -> true;
+        };
     }
 
     /** Holds the group of a message that will be retried and says when it should come back. */
@@ -134,12 +156,13 @@ public class Settlement {
      * the result to settle with: dead-lettered, or a retry when the copy or the record failed.
      */
     private InboxResult deadLetter(String consumer, TxinboxConfig.Consumer settings, SqsDelivery delivery,
-            InboxResult result) {
+            InboxResult result, MessageTracing.Traced traced) {
         String reason = result.attempts() > 0 ? "gave up after " + result.attempts() + " attempts" : "invalid message";
         try {
             copyToDeadLetterQueue(settings.dlq(), consumer, delivery, reason, result.detail(),
                     Math.max(result.attempts(), 1));
-            inbox.recordDeadLetter(delivery.toIncoming(consumer), result.eventId(), reason + ": " + result.detail());
+            inbox.recordDeadLetter(delivery.toIncoming(consumer, traced), result.eventId(),
+                    reason + ": " + result.detail());
         } catch (RuntimeException e) {
             String error = "dead-lettering failed (" + failurePolicy.describe(e) + ") for: " + result.detail();
             return failurePolicy.isOutage(e) ? InboxResult.outage(result.eventId(), error, FailurePolicy.OUTAGE_DELAY)

@@ -13,20 +13,27 @@ import software.amazon.awssdk.services.sqs.model.MessageSystemAttributeName;
 
 /** One received SQS message with the system attributes txinbox relies on, read once. */
 record SqsDelivery(String queue, Message message, String groupId, BigInteger sequenceNumber, int receiveCount,
-        Instant sentAt, Instant firstReceivedAt, String eventIdAttribute, long takenAtNanos) {
+        Instant sentAt, Instant firstReceivedAt, String eventIdAttribute, String traceparent, String awsTraceHeader,
+        long takenAtNanos) {
 
     static final String EVENT_ID_ATTRIBUTE = "event-id";
+    /** The X-Ray header SQS keeps as a system attribute when the producer sent one. */
+    static final String AWS_TRACE_HEADER = "AWSTraceHeader";
 
     static SqsDelivery of(String queue, Message message) {
         Map<MessageSystemAttributeName, String> system = message.attributes();
-        MessageAttributeValue eventId = message.messageAttributes().get(EVENT_ID_ATTRIBUTE);
+        Map<String, MessageAttributeValue> attributes = message.messageAttributes();
+        MessageAttributeValue eventId = attributes.get(EVENT_ID_ATTRIBUTE);
+        MessageAttributeValue traceparent = attributes.get(MessageTracing.TRACEPARENT);
         return new SqsDelivery(queue, message,
                 system.get(MessageSystemAttributeName.MESSAGE_GROUP_ID),
                 parseSequence(system.get(MessageSystemAttributeName.SEQUENCE_NUMBER)),
                 parseInt(system.get(MessageSystemAttributeName.APPROXIMATE_RECEIVE_COUNT), 1),
                 parseEpochMillis(system.get(MessageSystemAttributeName.SENT_TIMESTAMP)),
                 parseEpochMillis(system.get(MessageSystemAttributeName.APPROXIMATE_FIRST_RECEIVE_TIMESTAMP)),
-                eventId == null ? null : eventId.stringValue(), System.nanoTime());
+                eventId == null ? null : eventId.stringValue(),
+                traceparent == null ? null : traceparent.stringValue(),
+                system.get(MessageSystemAttributeName.AWS_TRACE_HEADER), System.nanoTime());
     }
 
     /**
@@ -57,8 +64,14 @@ record SqsDelivery(String queue, Message message, String groupId, BigInteger seq
     }
 
     IncomingMessage toIncoming(String consumer) {
+        return toIncoming(consumer, MessageTracing.Traced.NONE);
+    }
+
+    /** As the inbox receives it, with the context its handler records outbox events in and the row keeps. */
+    IncomingMessage toIncoming(String consumer, MessageTracing.Traced traced) {
         return new IncomingMessage(consumer, message.body(), eventIdAttribute,
-                new MessageSource(queue, message.messageId(), groupId, sentAt, receiveCount));
+                new MessageSource(queue, message.messageId(), groupId, sentAt, receiveCount, traced.traceparent()),
+                traced.context());
     }
 
     private static BigInteger parseSequence(String value) {

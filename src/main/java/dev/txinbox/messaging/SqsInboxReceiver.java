@@ -52,13 +52,14 @@ public class SqsInboxReceiver {
     private final SqsConnectivity connectivity;
     private final ReceivedMessages received;
     private final SqsQueues queues;
+    private final MessageTracing tracing;
     private final Map<String, BatchDispatcher<SqsDelivery>> dispatchers = new ConcurrentHashMap<>();
     private final Map<String, ConsumerProgress> progress = new ConcurrentHashMap<>();
     private volatile boolean stopping;
 
     public SqsInboxReceiver(Inbox inbox, Settlement settlement, GroupFence fence, FailurePolicy failurePolicy,
             InboxMetrics metrics, TxinboxConfig config, DatabaseGate databaseGate, SqsConnectivity connectivity,
-            ReceivedMessages received, SqsQueues queues) {
+            ReceivedMessages received, SqsQueues queues, MessageTracing tracing) {
         this.inbox = inbox;
         this.settlement = settlement;
         this.fence = fence;
@@ -69,6 +70,7 @@ public class SqsInboxReceiver {
         this.connectivity = connectivity;
         this.received = received;
         this.queues = queues;
+        this.tracing = tracing;
     }
 
     /** Accepts one message of {@code consumer}'s channel; the stage completes when the channel may fetch on. */
@@ -128,16 +130,33 @@ public class SqsInboxReceiver {
             if (deliveries.isEmpty()) {
                 return;
             }
-            List<InboxResult> inboxResults = processable.isEmpty() ? List.of() : inbox(consumer, settings, processable);
+            // The batch's span covers its transaction; each message's span lasts until SQS is told its outcome.
+            MessageTracing.Batch traced = tracing.start(consumer, deliveries);
+            List<MessageTracing.Traced> traces = traced.messages();
+            List<MessageTracing.Traced> processableTraces = new ArrayList<>(processable.size());
+            for (int i = 0; i < deliveries.size(); i++) {
+                if (results.get(i) == null) {
+                    processableTraces.add(traces.get(i));
+                }
+            }
+            List<InboxResult> inboxResults;
+            try {
+                inboxResults = processable.isEmpty() ? List.of()
+                        : inbox(consumer, settings, processable, processableTraces);
+            } finally {
+                traced.span().end();
+            }
             for (int i = 0, next = 0; i < results.size(); i++) {
                 if (results.get(i) == null) {
                     results.set(i, inboxResults.get(next++));
                 }
             }
-            List<Outcome> outcomes = settlement.settle(consumer, settings, deliveries, results, System.nanoTime());
+            List<Outcome> outcomes = settlement.settle(consumer, settings, deliveries, results, traces,
+                    System.nanoTime());
             Duration took = Duration.ofNanos(System.nanoTime() - started);
             for (int i = 0; i < deliveries.size(); i++) {
                 Outcome outcome = outcomes.get(i);
+                tracing.end(traces.get(i), results.get(i), outcome);
                 if (outcome == Outcome.RETRIED && results.get(i).heldBack()) {
                     continue; // counted as held back, not as an outcome: it was not processed
                 }
@@ -152,9 +171,12 @@ public class SqsInboxReceiver {
     }
 
     /** The batch through the inbox, in one transaction; its work and commit timed for every message it carried. */
-    private List<InboxResult> inbox(String consumer, TxinboxConfig.Consumer settings, List<SqsDelivery> deliveries) {
+    private List<InboxResult> inbox(String consumer, TxinboxConfig.Consumer settings, List<SqsDelivery> deliveries,
+            List<MessageTracing.Traced> traces) {
         List<IncomingMessage> messages = new ArrayList<>(deliveries.size());
-        deliveries.forEach(d -> messages.add(d.toIncoming(consumer)));
+        for (int i = 0; i < deliveries.size(); i++) {
+            messages.add(deliveries.get(i).toIncoming(consumer, traces.get(i)));
+        }
         int size = messages.size();
         metrics.batch(consumer, size);
         try {

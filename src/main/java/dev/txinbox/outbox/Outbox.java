@@ -26,6 +26,8 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 
 import dev.txinbox.config.TxinboxConfig;
 import dev.txinbox.inbox.PendingWrites;
+import io.opentelemetry.api.trace.Span;
+import io.opentelemetry.api.trace.SpanContext;
 
 /**
  * Records downstream events in the caller's transaction (CONTRACT §6): a handler calls {@link #record} inside
@@ -44,6 +46,9 @@ public class Outbox implements PendingWrites {
     /** As long as the inbox accepts (EventParser.MAX_AGGREGATE_ID_LENGTH): a handler records for any aggregate it applies. */
     public static final int MAX_AGGREGATE_ID_LENGTH = 512;
 
+    /** The line of {@code tracingspancontext} that carries the W3C context (Debezium reads it as a property). */
+    private static final String TRACEPARENT_PROPERTY = "traceparent=";
+
     /** The transaction's resource holding its events not yet written. */
     private static final String HELD = Outbox.class.getName() + ".held";
 
@@ -56,14 +61,17 @@ public class Outbox implements PendingWrites {
             """;
 
     private static final String INSERT = """
-            insert into outbox_events (id, aggregatetype, aggregateid, type, timestamp, payload, sequence, partition)
-            select id, aggregatetype, aggregateid, type, ts, payload::jsonb, sequence, partition
-              from unnest(?::uuid[], ?::text[], ?::text[], ?::text[], ?::timestamptz[], ?::text[], ?::bigint[], ?::int[])
-                   as u(id, aggregatetype, aggregateid, type, ts, payload, sequence, partition)
+            insert into outbox_events (id, aggregatetype, aggregateid, type, timestamp, payload, sequence, partition,
+                                       tracingspancontext)
+            select id, aggregatetype, aggregateid, type, ts, payload::jsonb, sequence, partition, tracingspancontext
+              from unnest(?::uuid[], ?::text[], ?::text[], ?::text[], ?::timestamptz[], ?::text[], ?::bigint[], ?::int[],
+                          ?::text[])
+                   as u(id, aggregatetype, aggregateid, type, ts, payload, sequence, partition, tracingspancontext)
             """;
 
-    /** One event as recorded, before it has a sequence. */
-    private record Event(UUID id, String aggregateType, String aggregateId, String type, Instant at, String payload) {
+    /** One event as recorded, before it has a sequence; {@code spanContext}: the recording trace's, or null. */
+    private record Event(UUID id, String aggregateType, String aggregateId, String type, Instant at, String payload,
+            String spanContext) {
     }
 
     /** What one transaction holds: events to write, and whether it wrote any (then its commit rings the relay). */
@@ -138,8 +146,34 @@ public class Outbox implements PendingWrites {
             transaction.registerInterposedSynchronization(held);
         }
         UUID id = UUID.randomUUID();
-        held.events.add(new Event(id, aggregateType, aggregateId, type, Instant.now(), payload.toString()));
+        held.events.add(new Event(id, aggregateType, aggregateId, type, Instant.now(), payload.toString(),
+                spanContext(Span.current().getSpanContext())));
         return id;
+    }
+
+    /**
+     * The recording trace's context as Debezium's outbox event router stores it ({@code tracingspancontext}: a
+     * properties text), so that either publisher continues the trace; null outside a trace.
+     */
+    static String spanContext(SpanContext context) {
+        if (!context.isValid()) {
+            return null;
+        }
+        return TRACEPARENT_PROPERTY + "00-" + context.getTraceId() + "-" + context.getSpanId() + "-"
+                + context.getTraceFlags().asHex();
+    }
+
+    /** The W3C traceparent stored by {@link #spanContext}, or null when none was. */
+    public static String traceparentOf(String spanContext) {
+        if (spanContext == null) {
+            return null;
+        }
+        for (String line : spanContext.split("\\R")) {
+            if (line.startsWith(TRACEPARENT_PROPERTY)) {
+                return line.substring(TRACEPARENT_PROPERTY.length()).trim();
+            }
+        }
+        return null;
     }
 
     /** The partition of an aggregate: stable across processes and releases (String.hashCode is specified). */
@@ -175,6 +209,7 @@ public class Outbox implements PendingWrites {
             String[] payloads = new String[n];
             Long[] sequences = new Long[n];
             Integer[] partitionsOf = new Integer[n];
+            String[] spanContexts = new String[n];
             for (int i = 0; i < n; i++) {
                 Event event = events.get(i);
                 ids[i] = event.id();
@@ -187,6 +222,7 @@ public class Outbox implements PendingWrites {
                 sequences[i] = sequence;
                 next.put(event.aggregateId(), sequence + 1);
                 partitionsOf[i] = partitionOf(event.aggregateId(), partitions);
+                spanContexts[i] = event.spanContext();
             }
             try (PreparedStatement insert = connection.prepareStatement(INSERT)) {
                 insert.setArray(1, connection.createArrayOf("uuid", ids));
@@ -197,6 +233,7 @@ public class Outbox implements PendingWrites {
                 insert.setArray(6, connection.createArrayOf("text", payloads));
                 insert.setArray(7, connection.createArrayOf("bigint", sequences));
                 insert.setArray(8, connection.createArrayOf("integer", partitionsOf));
+                insert.setArray(9, connection.createArrayOf("text", spanContexts));
                 insert.executeUpdate();
             }
         } catch (SQLException e) {

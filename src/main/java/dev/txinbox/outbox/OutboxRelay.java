@@ -74,9 +74,10 @@ public final class OutboxRelay {
     private static final java.util.regex.Pattern GROUP_ID = java.util.regex.Pattern.compile("[\\x21-\\x7e]{1,128}");
 
     private static final String HEADS = """
-            select id, aggregatetype, aggregateid, type, timestamp, payload::text, sequence, attempts, partition from (
+            select id, aggregatetype, aggregateid, type, timestamp, payload::text, sequence, attempts, partition,
+                   tracingspancontext from (
                 select distinct on (partition, aggregateid) id, aggregatetype, aggregateid, type, timestamp, payload,
-                       sequence, attempts, next_attempt_at, partition
+                       sequence, attempts, next_attempt_at, partition, tracingspancontext
                   from outbox_events
                  where partition = any (?) and (partition, aggregateid) > (?, ?)
                    and published_at is null and skipped_at is null
@@ -99,8 +100,9 @@ public final class OutboxRelay {
         STARTING, OK, UNAVAILABLE, CONFIGURATION, DATABASE_UNAVAILABLE, STOPPED
     }
 
+    /** {@code spanContext}: the recording transaction's trace context ({@code tracingspancontext}), or null. */
     private record Head(UUID id, String aggregateType, String aggregateId, String type, Instant timestamp,
-            String payload, long sequence, int attempts, int partition) {
+            String payload, long sequence, int attempts, int partition, String spanContext) {
     }
 
     private final String name;
@@ -349,7 +351,7 @@ public final class OutboxRelay {
                 while (rs.next()) {
                     heads.add(new Head(rs.getObject(1, UUID.class), rs.getString(2), rs.getString(3), rs.getString(4),
                             rs.getTimestamp(5).toInstant(), rs.getString(6), rs.getLong(7), rs.getInt(8),
-                            rs.getInt(9)));
+                            rs.getInt(9), rs.getString(10)));
                 }
             }
         }
@@ -491,10 +493,19 @@ public final class OutboxRelay {
         for (int i = 0; i < call.heads().size(); i++) {
             Head head = call.heads().get(i);
             messages.add(new Message(Integer.toString(i), groupId(head.aggregateId()), head.id().toString(),
-                    call.bodies().get(i), Map.of("event-id", head.id().toString(), "aggregate-type",
-                            head.aggregateType(), "event-type", head.type())));
+                    call.bodies().get(i), attributes(head)));
         }
         return messages;
+    }
+
+    /** The message attributes: the event's identity, and the recording trace's context when it had one. */
+    private static Map<String, String> attributes(Head head) {
+        String traceparent = Outbox.traceparentOf(head.spanContext());
+        return traceparent == null
+                ? Map.of("event-id", head.id().toString(), "aggregate-type", head.aggregateType(), "event-type",
+                        head.type())
+                : Map.of("event-id", head.id().toString(), "aggregate-type", head.aggregateType(), "event-type",
+                        head.type(), "traceparent", traceparent);
     }
 
     /** Sorts a call's answer: taken (into {@code sent}), refused for the event's fault, or not taken for now. */

@@ -26,7 +26,7 @@ class GroupFenceTest {
 
     private static SqsDelivery delivery(String id, String group, long sequence) {
         return new SqsDelivery("q.fifo", Message.builder().messageId(id).receiptHandle("rh-" + id).build(), group,
-                BigInteger.valueOf(sequence), 1, null, null, null, System.nanoTime());
+                BigInteger.valueOf(sequence), 1, null, null, null, null, null, System.nanoTime());
     }
 
     @Test
@@ -69,10 +69,10 @@ class GroupFenceTest {
     @Test
     void messagesWithoutAGroupOrSequenceAreNeverHeld() {
         fence.hold("orders", new SqsDelivery("q", Message.builder().messageId("n").build(), null, null, 1, null, null,
-                null, 0), RETRY, VISIBILITY);
+                null, null, null, 0), RETRY, VISIBILITY);
         fence.hold("orders", delivery("m1", "g", 10), RETRY, VISIBILITY);
         assertFalse(fence.holdsBack("orders", new SqsDelivery("q", Message.builder().messageId("z").build(), null, null,
-                1, null, null, null, 0)));
+                1, null, null, null, null, null, 0)));
     }
 
     private static final class MutableClock extends Clock {

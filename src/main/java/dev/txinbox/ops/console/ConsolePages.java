@@ -11,6 +11,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -27,8 +28,10 @@ import org.jboss.resteasy.reactive.RestQuery;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
+import dev.txinbox.config.TxinboxConfig;
 import dev.txinbox.inbox.InboxMessage;
 import dev.txinbox.inbox.InboxStatus;
+import dev.txinbox.inbox.TraceParent;
 import dev.txinbox.ops.AdminAudit;
 import dev.txinbox.ops.AdminInput;
 import dev.txinbox.ops.InboxOperations;
@@ -66,10 +69,12 @@ public class ConsolePages {
     private final ConsoleInput parameters;
     private final ConsoleClock clock;
     private final ObjectMapper json;
+    private final Optional<String> traceUrlTemplate;
 
     public ConsolePages(InboxOperations operations, AdminAudit audit, InboxReadModel readModel,
             StreamOrdering ordering, ConsoleRequest request, ConsoleInput parameters, ConsoleClock clock,
-            ObjectMapper json) {
+            ObjectMapper json, TxinboxConfig config) {
+        this.traceUrlTemplate = config.console().traceUrlTemplate();
         this.operations = operations;
         this.audit = audit;
         this.readModel = readModel;
@@ -148,7 +153,16 @@ public class ConsolePages {
                 deadLetter(m),
                 new ConsoleViews.Link(href("/replay", "consumer", name, "id", m.messageId), "Replay…"),
                 m.aggregateId == null ? null : new ConsoleViews.Link(href("/entries", "consumer", name, "aggregateId",
-                        m.aggregateId, "status", "ANY"), "all entries of " + m.aggregateId)));
+                        m.aggregateId, "status", "ANY"), "all entries of " + m.aggregateId), trace(m.traceparent)));
+    }
+
+    /** The entry's trace, linked when a trace view's URL template is configured; null for an untraced entry. */
+    private ConsoleViews.Trace trace(String traceparent) {
+        String traceId = TraceParent.traceId(traceparent);
+        if (traceId == null) {
+            return null;
+        }
+        return new ConsoleViews.Trace(traceId, traceUrlTemplate.map(t -> t.replace("{traceId}", traceId)).orElse(null));
     }
 
     @GET

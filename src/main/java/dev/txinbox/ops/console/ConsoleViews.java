@@ -112,7 +112,12 @@ final class ConsoleViews {
     @TemplateData
     record EntryDetail(EntryRow entry, String error, String body, boolean bodyIsJson, String payloadHash,
             List<KeyValue> source, List<KeyValue> times, List<AttemptRow> attempts, List<KeyValue> deadLetter,
-            Link replay, Link stream) {
+            Link replay, Link stream, Trace trace) {
+    }
+
+    /** The trace of an entry's last delivery: its id, and where to see it when a trace view is configured (or null). */
+    @TemplateData
+    record Trace(String id, String href) {
     }
 
     @TemplateData
