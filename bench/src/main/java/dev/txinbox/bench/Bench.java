@@ -190,6 +190,9 @@ public final class Bench implements AutoCloseable {
             service.awaitReady(Duration.ofMinutes(2));
             OrderStream warm = warmUpStream(suite.warmUp, groups);
             warmUp(queues, warm, service.child());
+            // The relay publishes the warm-up's events first: a window opened before would time those (recorded
+            // before it) as the stream's commit-to-send, and give the stream's run a relay still catching up.
+            Downstream.awaitPublished(Db.url(DB), Bench::say);
             Db.analyze(DB);
             long messages = stream.oracle().messages();
             PgStatements statements = PgStatements.start(DB, Db.SERVICE_ROLE);

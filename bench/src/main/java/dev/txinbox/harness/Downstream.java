@@ -138,7 +138,11 @@ public record Downstream(long events, long received, long pending, long lost, lo
                 gaps, doubled, missing, examples);
     }
 
-    private static void awaitPublished(String databaseUrl, Consumer<String> note) throws InterruptedException {
+    /**
+     * Waits until the outbox holds no unpublished event, or nothing moved for {@link Quiescence#STALL} (then says so
+     * through {@code note}).
+     */
+    public static void awaitPublished(String databaseUrl, Consumer<String> note) throws InterruptedException {
         long last = -2;
         long lastChange = System.currentTimeMillis();
         while (true) {
