@@ -17,6 +17,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ThreadLocalRandom;
@@ -32,7 +33,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
 import dev.txinbox.support.DownstreamConsumer;
-import dev.txinbox.support.ElasticMqResource;
 import dev.txinbox.support.LedgerConsumer;
 import dev.txinbox.support.ServiceTest;
 import io.opentelemetry.api.common.AttributeKey;
@@ -61,21 +61,10 @@ class TracingTest extends ServiceTest {
     public static class Traced implements QuarkusTestProfile {
         @Override
         public Map<String, String> getConfigOverrides() {
-            String events = ElasticMqResource.CHAIN_EVENTS;
-            return Map.ofEntries(
-                    Map.entry("test.tracing", "true"),
-                    Map.entry("txinbox.console.trace-url-template", "https://traces.example/trace/{traceId}?from=txinbox"),
-                    Map.entry("test.downstream", "true"),
-                    Map.entry("txinbox.outbox.queue", events),
-                    Map.entry("txinbox.consumers.downstream.queue", events),
-                    Map.entry("txinbox.consumers.downstream.dlq", ElasticMqResource.CHAIN_EVENTS_DLQ),
-                    Map.entry("mp.messaging.incoming.downstream.connector", "smallrye-sqs"),
-                    Map.entry("mp.messaging.incoming.downstream.queue", events),
-                    Map.entry("mp.messaging.incoming.downstream.max-number-of-messages", "10"),
-                    Map.entry("mp.messaging.incoming.downstream.wait-time-seconds", "1"),
-                    Map.entry("mp.messaging.incoming.downstream.ack-strategy", "ignore"),
-                    Map.entry("mp.messaging.incoming.downstream.failure-strategy", "ignore"),
-                    Map.entry("mp.messaging.incoming.downstream.receive.request.customizer", "txinbox"));
+            Map<String, String> settings = new HashMap<>(DownstreamConsumer.switchedOn());
+            settings.put("test.tracing", "true");
+            settings.put("txinbox.console.trace-url-template", "https://traces.example/trace/{traceId}?from=txinbox");
+            return settings;
         }
     }
 

@@ -36,19 +36,7 @@ class ChainedOutboxTest extends ServiceTest {
     public static class Chained implements QuarkusTestProfile {
         @Override
         public Map<String, String> getConfigOverrides() {
-            String events = ElasticMqResource.CHAIN_EVENTS;
-            return Map.ofEntries(
-                    Map.entry("test.downstream", "true"),
-                    Map.entry("txinbox.outbox.queue", events),
-                    Map.entry("txinbox.consumers.downstream.queue", events),
-                    Map.entry("txinbox.consumers.downstream.dlq", ElasticMqResource.CHAIN_EVENTS_DLQ),
-                    Map.entry("mp.messaging.incoming.downstream.connector", "smallrye-sqs"),
-                    Map.entry("mp.messaging.incoming.downstream.queue", events),
-                    Map.entry("mp.messaging.incoming.downstream.max-number-of-messages", "10"),
-                    Map.entry("mp.messaging.incoming.downstream.wait-time-seconds", "1"),
-                    Map.entry("mp.messaging.incoming.downstream.ack-strategy", "ignore"),
-                    Map.entry("mp.messaging.incoming.downstream.failure-strategy", "ignore"),
-                    Map.entry("mp.messaging.incoming.downstream.receive.request.customizer", "txinbox"));
+            return DownstreamConsumer.switchedOn();
         }
     }
 

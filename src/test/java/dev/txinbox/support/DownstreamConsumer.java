@@ -1,5 +1,6 @@
 package dev.txinbox.support;
 
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletionStage;
 
@@ -26,6 +27,26 @@ import io.quarkus.arc.properties.IfBuildProperty;
 @ApplicationScoped
 @IfBuildProperty(name = "test.downstream", stringValue = "true")
 public class DownstreamConsumer implements InboxHandler {
+
+    /**
+     * A test profile's settings that switch this consumer on, on the queue the relay publishes to in that profile
+     * alone ({@link ElasticMqResource#CHAIN_EVENTS}).
+     */
+    public static Map<String, String> switchedOn() {
+        String events = ElasticMqResource.CHAIN_EVENTS;
+        return Map.ofEntries(
+                Map.entry("test.downstream", "true"),
+                Map.entry("txinbox.outbox.queue", events),
+                Map.entry("txinbox.consumers.downstream.queue", events),
+                Map.entry("txinbox.consumers.downstream.dlq", ElasticMqResource.CHAIN_EVENTS_DLQ),
+                Map.entry("mp.messaging.incoming.downstream.connector", "smallrye-sqs"),
+                Map.entry("mp.messaging.incoming.downstream.queue", events),
+                Map.entry("mp.messaging.incoming.downstream.max-number-of-messages", "10"),
+                Map.entry("mp.messaging.incoming.downstream.wait-time-seconds", "1"),
+                Map.entry("mp.messaging.incoming.downstream.ack-strategy", "ignore"),
+                Map.entry("mp.messaging.incoming.downstream.failure-strategy", "ignore"),
+                Map.entry("mp.messaging.incoming.downstream.receive.request.customizer", "txinbox"));
+    }
 
     public static final String CONSUMER = "downstream";
     private static final Set<String> TYPES = Set.of("OrderAccepted", "OrderPaid", "OrderShipped", "OrderCancelled");
