@@ -8,6 +8,11 @@ public final class TraceParent {
     private TraceParent() {
     }
 
+    /** The {@code traceparent} of a span: version 00, its trace id, span id and flags (two hex digits). */
+    public static String of(String traceId, String spanId, String flagsHex) {
+        return "00-" + traceId + "-" + spanId + "-" + flagsHex;
+    }
+
     /** The trace id of a well-formed {@code traceparent} (32 lower-case hex digits, not all zero), or null. */
     public static String traceId(String traceparent) {
         if (traceparent == null || traceparent.length() < 55 || traceparent.charAt(2) != '-'

@@ -221,7 +221,7 @@ public class MessageTracing {
     }
 
     /** W3C {@code traceparent} of a span context: version 00, trace id, span id, flags. */
-    public static String traceparent(SpanContext context) {
-        return "00-" + context.getTraceId() + "-" + context.getSpanId() + "-" + context.getTraceFlags().asHex();
+    private static String traceparent(SpanContext context) {
+        return TraceParent.of(context.getTraceId(), context.getSpanId(), context.getTraceFlags().asHex());
     }
 }

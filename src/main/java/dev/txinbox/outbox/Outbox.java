@@ -26,6 +26,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 
 import dev.txinbox.config.TxinboxConfig;
 import dev.txinbox.inbox.PendingWrites;
+import dev.txinbox.inbox.TraceParent;
 import io.opentelemetry.api.trace.Span;
 import io.opentelemetry.api.trace.SpanContext;
 
@@ -159,8 +160,8 @@ public class Outbox implements PendingWrites {
         if (!context.isValid()) {
             return null;
         }
-        return TRACEPARENT_PROPERTY + "00-" + context.getTraceId() + "-" + context.getSpanId() + "-"
-                + context.getTraceFlags().asHex();
+        return TRACEPARENT_PROPERTY + TraceParent.of(context.getTraceId(), context.getSpanId(),
+                context.getTraceFlags().asHex());
     }
 
     /** The W3C traceparent stored by {@link #spanContext}, or null when none was. */
