@@ -10,7 +10,10 @@ import dev.txinbox.harness.Options;
 import dev.txinbox.harness.Report;
 import dev.txinbox.harness.StreamSpec;
 
-/** What one bench/ab found: every run, the medians per build and B / A, as {@code ab-<time>.json} and {@code .md}. */
+/**
+ * What one bench/ab found: every run, the medians per side and each side's over A's, as {@code ab-<time>.json} and
+ * {@code .md}.
+ */
 final class AbReport extends Report<AbSuite> {
 
     /** One column of the tables: how a run's figure is named, shown and read. */
@@ -58,7 +61,9 @@ final class AbReport extends Report<AbSuite> {
         Map<String, Map<String, Double>> medians = new LinkedHashMap<>();
         builds.forEach(b -> medians.put(b.label(), medians(b.label())));
         doc.put("medians", medians);
-        doc.put("ratioBToA", ratios());
+        Map<String, Map<String, Double>> ratios = new LinkedHashMap<>();
+        builds.subList(1, builds.size()).forEach(b -> ratios.put(b.label() + " / A", ratios(b.label())));
+        doc.put("ratiosToA", ratios);
         doc.put("warmUpRun", warmUp);
         doc.put("runs", rows);
     }
@@ -67,12 +72,13 @@ final class AbReport extends Report<AbSuite> {
     protected void markdown(StringBuilder md) {
         for (Ab.Build b : builds) {
             md.append(b.label()).append(": `").append(b.revision()).append('`')
-                    .append(b.commit().isEmpty() ? "" : " (" + b.commit() + ")").append(", ").append(b.jar()).append("  \n");
+                    .append(b.commit().isEmpty() ? "" : " (" + b.commit() + ")").append(", ").append(b.jar())
+                    .append(b.env().isEmpty() ? "" : ", with `" + AbSuite.show(b.env()) + "`").append("  \n");
         }
         md.append("Stream: ").append(spec.describe()).append("; backlog mode, ")
                 .append(String.format("%,d", options.suite().backlogWarmUp))
                 .append(" warm-up messages of other orders queued ahead of it, measured from their count done to the"
-                        + " stream's; one warm-up run of A first, discarded, then A and B alternating which goes first  \n");
+                        + " stream's; one warm-up run of A first, discarded, then the sides taking turns at going first  \n");
         md.append("Machine: ").append(machine.get("cores")).append(" cores, ").append(machine.get("cpu")).append(", ")
                 .append(machine.get("java")).append(", ").append(machine.get("broker")).append("\n\n");
         md.append("| round | build");
@@ -87,7 +93,9 @@ final class AbReport extends Report<AbSuite> {
         for (Ab.Build b : builds) {
             figures(md, b.label(), medians(b.label()), "");
         }
-        figures(md, "B / A", ratios(), "%.2f");
+        for (Ab.Build b : builds.subList(1, builds.size())) {
+            figures(md, b.label() + " / A", ratios(b.label()), "%.2f");
+        }
     }
 
     private static void row(StringBuilder md, String round, String build, RunResult r) {
@@ -121,10 +129,10 @@ final class AbReport extends Report<AbSuite> {
         return medians;
     }
 
-    /** B's median over A's, figure by figure. */
-    private Map<String, Double> ratios() {
+    /** A side's median over A's, figure by figure. */
+    private Map<String, Double> ratios(String side) {
         Map<String, Double> a = medians(builds.get(0).label());
-        Map<String, Double> b = medians(builds.get(1).label());
+        Map<String, Double> b = medians(side);
         Map<String, Double> ratios = new LinkedHashMap<>();
         for (Figure f : FIGURES) {
             Double x = a.get(f.column());

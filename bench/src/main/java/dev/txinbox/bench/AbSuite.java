@@ -2,7 +2,9 @@ package dev.txinbox.bench;
 
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
 import dev.txinbox.harness.Options;
@@ -12,7 +14,9 @@ import dev.txinbox.harness.Options;
  * one run it repeats (the backlog mode of txinbox, no old rows; or, with {@code --run=relay}, the outbox relay's
  * backlog run) and {@code --rounds}. The script builds the
  * two jars and passes them, {@code --jar} A's and {@code --jar-b} B's, with the commits they were built from
- * (empty for a quarkus-app directory given as it is).
+ * (empty for a quarkus-app directory given as it is). {@code --env-a} and {@code --env-b} add settings to each
+ * side's environment ({@code K=V,K=V}); {@code --env-c} adds a third side, C: B's build with its own settings, so
+ * that one build can be compared under three settings (tracing off, sampled, every message).
  */
 public final class AbSuite extends BenchSuite {
 
@@ -27,6 +31,10 @@ public final class AbSuite extends BenchSuite {
     Path jarB;
     String commitA = "";
     String commitB = "";
+    Map<String, String> envA = Map.of();
+    Map<String, String> envB = Map.of();
+    /** C's settings; null: no side C. */
+    Map<String, String> envC;
 
     @Override
     public String script() {
@@ -57,7 +65,34 @@ public final class AbSuite extends BenchSuite {
         options.add(new Options.Option(JAR_B, () -> jarB == null ? "" : jarB, v -> jarB = Path.of(v)));
         options.add(new Options.Option("--commit-a", () -> commitA, v -> commitA = v));
         options.add(new Options.Option("--commit-b", () -> commitB, v -> commitB = v));
+        options.add(new Options.Option("--env-a", () -> show(envA), v -> envA = settings("--env-a", v)));
+        options.add(new Options.Option("--env-b", () -> show(envB), v -> envB = settings("--env-b", v)));
+        options.add(new Options.Option("--env-c", () -> envC == null ? "(no side C)" : show(envC),
+                v -> envC = settings("--env-c", v)));
         return options;
+    }
+
+    /** {@code K=V,K=V} as an ordered map; a key must look like an environment variable's name. */
+    static Map<String, String> settings(String option, String text) {
+        Map<String, String> settings = new LinkedHashMap<>();
+        for (String pair : text.split(",")) {
+            if (pair.isBlank()) {
+                continue;
+            }
+            int eq = pair.indexOf('=');
+            String key = eq < 0 ? "" : pair.substring(0, eq).trim();
+            if (!key.matches("[A-Za-z_][A-Za-z0-9_]*")) {
+                throw new IllegalArgumentException(option + " takes NAME=value pairs separated by commas, got '"
+                        + pair + "'");
+            }
+            settings.put(key, pair.substring(eq + 1).trim());
+        }
+        return settings;
+    }
+
+    static String show(Map<String, String> settings) {
+        return settings.entrySet().stream().map(e -> e.getKey() + "=" + e.getValue())
+                .reduce((x, y) -> x + "," + y).orElse("");
     }
 
     @Override

@@ -233,11 +233,18 @@ public final class Bench implements AutoCloseable {
      */
     RunResult txinboxBacklog(Path jar, String name, OrderStream stream, int groups, int parallelism, long oldRows,
             boolean jfr) throws Exception {
+        return txinboxBacklog(jar, name, stream, groups, parallelism, oldRows, jfr, Map.of());
+    }
+
+    /** {@link #txinboxBacklog} with {@code extra} settings in the service's environment (bench/ab's sides). */
+    RunResult txinboxBacklog(Path jar, String name, OrderStream stream, int groups, int parallelism, long oldRows,
+            boolean jfr, Map<String, String> extra) throws Exception {
         Queues queues = queues();
         Db.reset(DB);
         PgStatements.install(DB);
         String slug = slug(BenchSuite.BACKLOG + " " + name);
-        Map<String, String> settings = Map.of("TXINBOX_CONSUMERS_ORDERS_PARALLELISM", Integer.toString(parallelism));
+        Map<String, String> settings = new HashMap<>(extra);
+        settings.put("TXINBOX_CONSUMERS_ORDERS_PARALLELISM", Integer.toString(parallelism));
         OldRows.Load load = null;
         if (oldRows > 0) {
             migrate(jar, settings, logs.resolve(slug + "-migrate.log"));
@@ -286,15 +293,21 @@ public final class Bench implements AutoCloseable {
      * event, each reached the events queue once, per order in sequence order.
      */
     RunResult relayBacklog(Path jar, String name, OrderStream stream, int groups, int parallelism) throws Exception {
+        return relayBacklog(jar, name, stream, groups, parallelism, Map.of());
+    }
+
+    /** {@link #relayBacklog} with {@code extra} settings in the service's environment (bench/ab's sides). */
+    RunResult relayBacklog(Path jar, String name, OrderStream stream, int groups, int parallelism,
+            Map<String, String> extra) throws Exception {
         Queues queues = queues();
         Db.reset(DB);
         PgStatements.install(DB);
         String slug = slug(BenchSuite.BACKLOG + " " + name);
         OrderStream warm = backlogWarmUp(groups);
         fill(queues, warm, stream);
-        Map<String, String> settings = new HashMap<>(Map.of(
-                "TXINBOX_CONSUMERS_ORDERS_PARALLELISM", Integer.toString(parallelism),
-                "TXINBOX_OUTBOX_RELAY_ENABLED", "false"));
+        Map<String, String> settings = new HashMap<>(extra);
+        settings.put("TXINBOX_CONSUMERS_ORDERS_PARALLELISM", Integer.toString(parallelism));
+        settings.put("TXINBOX_OUTBOX_RELAY_ENABLED", "false");
         long recordedMillis = System.currentTimeMillis();
         try (Service service = Service.start(jar, List.of(),
                 Service.env(DB, sqs.endpoint(), queues.name, queues.dlqName, options.httpPort(), settings),

@@ -54,7 +54,10 @@ class OptionsTest {
             Map.entry("--kill-messages", "600"), Map.entry("--run", "relay"), Map.entry("--kills", "2"), Map.entry("--rate", "50"),
             Map.entry("--port", "9999"), Map.entry("--elasticmq-classpath", "/x.jar"),
             Map.entry("--backlog-warm-up", "700"), Map.entry("--rounds", "2"), Map.entry("--jar-b", "b.jar"),
-            Map.entry("--commit-a", "abc1234"), Map.entry("--commit-b", "def5678"));
+            Map.entry("--commit-a", "abc1234"), Map.entry("--commit-b", "def5678"),
+            Map.entry("--env-a", "OTEL_SDK_DISABLED=true"),
+            Map.entry("--env-b", "A=1,B=2"),
+            Map.entry("--env-c", "TXINBOX_OUTBOX_RELAY_ENABLED=false"));
 
     @Test
     void benchTakesEveryDocumentedOptionAndNothingElse() throws IOException {
@@ -103,6 +106,11 @@ class OptionsTest {
         assertEquals(List.of("txinbox"), ab.suite().runs());
         assertFalse(ab.suite().scalePoint());
         shows(parse(new AbSuite(), AB_SCRIPT, "bench/ab a b --quick"), "--backlog-warm-up=5000", "--rounds=3");
+        // a third side: its settings, with a blank pair and spaces around them dropped
+        shows(parse(new AbSuite(), AB_SCRIPT, "bench/ab a a --env-a=OTEL_SDK_DISABLED=true"
+                + " --env-c=X=1,,OTEL_TRACES_SAMPLER_ARG=0.1"), "--env-a=OTEL_SDK_DISABLED=true", "--env-b=",
+                "--env-c=X=1,OTEL_TRACES_SAMPLER_ARG=0.1");
+        shows(parse(new AbSuite(), AB_SCRIPT, "bench/ab a b"), "--env-c=(no side C)");
     }
 
     @Test
@@ -204,6 +212,8 @@ class OptionsTest {
                 join("a", join("b", join("--jfr", ab))));
         assertRefused("--rounds takes 1 or more, got 0", new AbSuite(), join("a", join("b", join("--rounds=0", ab))));
         assertRefused("--jar-b is required (bench/ab passes it)", new AbSuite(), "a", "b");
+        assertRefused("--env-b takes NAME=value pairs separated by commas, got 'sampled'", new AbSuite(),
+                join("a", join("b", join("--env-b=sampled", ab))));
     }
 
     @Test
