@@ -178,10 +178,16 @@ public class Inbox {
                 results[entry.index()] = failed(entry.message(), entry.event(), failure, retry);
             }
         }
-        for (InboxResult result : results) {
+        for (InboxBatch.Entry entry : entries) {
+            InboxResult result = results[entry.index()];
             if (result != null && result.outcome() == Outcome.CONFLICT) {
                 // After the commit: a pass that was rolled back and run again would say it twice.
-                LOG.warnf("conflict for consumer %s: %s; the recorded entry is kept", handler.consumer(), result.detail());
+                MessageSource source = entry.message().source();
+                try (LogContext ignored = LogContext.of(handler.consumer(), result.eventId(), source.messageId(),
+                        TraceParent.traceId(source.traceparent()))) {
+                    LOG.warnf("conflict for consumer %s: %s; the recorded entry is kept", handler.consumer(),
+                            result.detail());
+                }
             }
         }
     }

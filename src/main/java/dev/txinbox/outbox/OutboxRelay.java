@@ -29,6 +29,8 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.databind.util.RawValue;
 
 import dev.txinbox.config.TxinboxConfig;
+import dev.txinbox.inbox.LogContext;
+import dev.txinbox.inbox.TraceParent;
 import dev.txinbox.outbox.OutboxPublisher.Failure;
 import dev.txinbox.outbox.OutboxPublisher.Message;
 import dev.txinbox.outbox.OutboxPublisher.PublishException;
@@ -592,9 +594,12 @@ public final class OutboxRelay {
             ps.executeUpdate();
         }
         metrics.failure(OutboxMetrics.REJECTED, 1);
-        LOG.warnf("outbox relay %s: event %s (%s %s, sequence %d) refused, attempt %d; aggregate %s waits %d ms: %s",
-                name, head.id(), head.aggregateType(), head.type(), head.sequence(), attempts, head.aggregateId(),
-                delay.toMillis(), reason);
+        try (LogContext ignored = LogContext.of(null, head.id().toString(), null,
+                TraceParent.traceId(Outbox.traceparentOf(head.spanContext())))) {
+            LOG.warnf("outbox relay %s: event %s (%s %s, sequence %d) refused, attempt %d; aggregate %s waits %d ms:"
+                    + " %s", name, head.id(), head.aggregateType(), head.type(), head.sequence(), attempts,
+                    head.aggregateId(), delay.toMillis(), reason);
+        }
     }
 
     Duration retryDelay(int attempts) {

@@ -15,7 +15,10 @@ import jakarta.inject.Inject;
 
 import org.junit.jupiter.api.Test;
 
+import com.fasterxml.jackson.databind.JsonNode;
+
 import dev.txinbox.config.TxinboxConfig;
+import dev.txinbox.support.JsonLogLines;
 import dev.txinbox.support.LedgerConsumer;
 import dev.txinbox.support.ServiceTest;
 import dev.txinbox.support.Settings;
@@ -80,6 +83,25 @@ class InboxClaimTest extends ServiceTest {
         assertEquals(Outcome.PROCESSED, inbox.receive(message(body), RETRY).outcome());
         assertEquals(Outcome.DUPLICATE, inbox.receive(message(reordered), RETRY).outcome());
         assertEquals(Outcome.CONFLICT, inbox.receive(message(body.replace("\"b\":2", "\"b\":3")), RETRY).outcome());
+    }
+
+    @Test
+    void theConflictsWarningCarriesTheMessagesIdentityForALogSearch() {
+        String eventId = unique("evt");
+        String body = ledger(eventId, "g", "{\"amount\":1}");
+        String traceId = "5ce0e9a56015fec5aadfa328ae398115";
+        MessageSource resent = new MessageSource("ledger.fifo", "sqs-" + eventId, "g", null, 1,
+                "00-" + traceId + "-ab42124a3c573678-01");
+        assertEquals(Outcome.PROCESSED, inbox.receive(message(body), RETRY).outcome());
+        try (JsonLogLines lines = JsonLogLines.of(Inbox.class)) {
+            assertEquals(Outcome.CONFLICT, inbox.receive(new IncomingMessage(LedgerConsumer.CONSUMER,
+                    body.replace("\"amount\":1", "\"amount\":2"), null, resent), RETRY).outcome());
+            JsonNode mdc = lines.first("conflict", eventId).path("mdc");
+            assertEquals(LedgerConsumer.CONSUMER, mdc.path("consumer").asText(), mdc.toString());
+            assertEquals(eventId, mdc.path("eventId").asText(), mdc.toString());
+            assertEquals("sqs-" + eventId, mdc.path("sqsMessageId").asText(), mdc.toString());
+            assertEquals(traceId, mdc.path("traceId").asText(), mdc.toString());
+        }
     }
 
     /** Sessions of this database waiting for a lock another transaction holds. */

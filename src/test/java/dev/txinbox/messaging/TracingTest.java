@@ -19,11 +19,7 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.HashMap;
 import java.util.Map;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ThreadLocalRandom;
-import java.util.logging.Handler;
-import java.util.logging.LogRecord;
-import java.util.logging.Logger;
 
 import jakarta.inject.Inject;
 
@@ -33,6 +29,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
 import dev.txinbox.support.DownstreamConsumer;
+import dev.txinbox.support.JsonLogLines;
 import dev.txinbox.support.LedgerConsumer;
 import dev.txinbox.support.ServiceTest;
 import io.opentelemetry.api.common.AttributeKey;
@@ -41,7 +38,6 @@ import io.opentelemetry.api.trace.StatusCode;
 import io.opentelemetry.sdk.testing.exporter.InMemorySpanExporter;
 import io.opentelemetry.sdk.trace.data.LinkData;
 import io.opentelemetry.sdk.trace.data.SpanData;
-import io.quarkus.logging.json.runtime.JsonFormatter;
 import io.quarkus.test.common.http.TestHTTPResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.QuarkusTestProfile;
@@ -157,49 +153,26 @@ class TracingTest extends ServiceTest {
     }
 
     @Test
-    void theJsonLineOfADeadLetteredMessageCarriesItsTraceIdAndEventId() throws Exception {
+    void theJsonLineOfADeadLetteredMessageCarriesItsTraceIdAndEventId() {
         String traceId = traceId();
         String group = unique("grp"), event = unique("evt");
-        List<String> lines = new CopyOnWriteArrayList<>();
-        // The formatter of the pod's JSON console, on the lines as they are logged (on the logging thread, with its MDC).
-        JsonFormatter formatter = new JsonFormatter();
-        Handler handler = new Handler() {
-            @Override
-            public void publish(LogRecord record) {
-                lines.add(formatter.format(record));
-            }
-
-            @Override
-            public void flush() {
-            }
-
-            @Override
-            public void close() {
-            }
-        };
-        Logger logger = Logger.getLogger(Settlement.class.getName());
-        logger.addHandler(handler);
-        try {
+        try (JsonLogLines lines = JsonLogLines.of(Settlement.class)) {
             String sqsId = queues.send("ledger.fifo", group, "{not json, and " + event + " is only in its attribute",
                     Map.of("traceparent", "00-" + traceId + "-" + spanId() + "-01", "event-id", event));
             awaitDeadLetter("ledger-dlq.fifo", sqsId);
-            eventually().until(() -> lines.stream().anyMatch(l -> l.contains("dead-lettered") && l.contains(sqsId)));
-            String line = lines.stream().filter(l -> l.contains("dead-lettered") && l.contains(sqsId)).findFirst()
-                    .orElseThrow();
-            JsonNode logged = json.readTree(line);
-            assertEquals("WARN", logged.path("level").asText(), line);
+            eventually().until(() -> lines.first("dead-lettered", sqsId) != null);
+            JsonNode logged = lines.first("dead-lettered", sqsId);
+            assertEquals("WARN", logged.path("level").asText(), logged.toString());
             JsonNode mdc = logged.path("mdc");
-            assertEquals(traceId, mdc.path("traceId").asText(), line);
-            assertEquals(event, mdc.path("eventId").asText(), line);
-            assertEquals(sqsId, mdc.path("sqsMessageId").asText(), line);
-            assertEquals(LedgerConsumer.CONSUMER, mdc.path("consumer").asText(), line);
-            assertFalse(line.contains("{not json"), "no payload in the log: " + line);
+            assertEquals(traceId, mdc.path("traceId").asText(), logged.toString());
+            assertEquals(event, mdc.path("eventId").asText(), logged.toString());
+            assertEquals(sqsId, mdc.path("sqsMessageId").asText(), logged.toString());
+            assertEquals(LedgerConsumer.CONSUMER, mdc.path("consumer").asText(), logged.toString());
+            assertFalse(logged.toString().contains("{not json"), "no payload in the log: " + logged);
 
             SpanData span = awaitMessageSpans(traceId, LedgerConsumer.CONSUMER, 1).get(0);
             assertEquals("dead_lettered", attribute(span, "txinbox.outcome"));
             assertEquals(StatusCode.ERROR, span.getStatus().getStatusCode());
-        } finally {
-            logger.removeHandler(handler);
         }
     }
 

@@ -25,6 +25,7 @@ import org.junit.jupiter.api.Test;
 import dev.txinbox.inbox.EventParser;
 import dev.txinbox.inbox.InboxEvent;
 import dev.txinbox.support.ElasticMqResource;
+import dev.txinbox.support.JsonLogLines;
 import dev.txinbox.support.Metrics;
 import dev.txinbox.support.ServiceTest;
 import io.quarkus.narayana.jta.QuarkusTransaction;
@@ -156,15 +157,21 @@ class OutboxRelayTest extends ServiceTest {
         String stuck = unique("agg"), other = unique("agg");
         String huge = "{\"blob\": \"" + "x".repeat(300_000) + "\"}";
         UUID[] ids = new UUID[3];
-        QuarkusTransaction.requiringNew().run(() -> {
-            ids[0] = outbox.record("order", stuck, "Huge", huge);
-            ids[1] = outbox.record("order", stuck, "After", "{}");
-            ids[2] = outbox.record("order", other, "Fine", "{}");
-        });
-        QuarkusTransaction.requiringNew().run(() -> outbox.record("order", other, "FineToo", "{}"));
-        // The other aggregate goes on; the stuck one waits at its first event, with the reason.
-        eventually().until(() -> published.of(other).size() == 2);
-        eventually().until(() -> db.count("select attempts from outbox_events where id = ?", ids[0]) == 1);
+        try (JsonLogLines lines = JsonLogLines.of(OutboxRelay.class)) {
+            QuarkusTransaction.requiringNew().run(() -> {
+                ids[0] = outbox.record("order", stuck, "Huge", huge);
+                ids[1] = outbox.record("order", stuck, "After", "{}");
+                ids[2] = outbox.record("order", other, "Fine", "{}");
+            });
+            QuarkusTransaction.requiringNew().run(() -> outbox.record("order", other, "FineToo", "{}"));
+            // The other aggregate goes on; the stuck one waits at its first event, with the reason.
+            eventually().until(() -> published.of(other).size() == 2);
+            eventually().until(() -> db.count("select attempts from outbox_events where id = ?", ids[0]) == 1);
+            // The warning names the event in the MDC, as every line about a message does.
+            eventually().until(() -> lines.first("refused", ids[0].toString()) != null);
+            assertEquals(ids[0].toString(), lines.first("refused", ids[0].toString()).path("mdc").path("eventId")
+                    .asText());
+        }
         Map<String, Object> row = db.row("select last_error, next_attempt_at, published_at from outbox_events where id = ?",
                 ids[0]);
         assertTrue(((String) row.get("last_error")).contains("exceeds the limit"), (String) row.get("last_error"));
