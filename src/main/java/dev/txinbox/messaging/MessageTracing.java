@@ -5,6 +5,7 @@ import java.util.List;
 
 import jakarta.enterprise.context.ApplicationScoped;
 
+import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.jboss.logging.MDC;
 
 import dev.txinbox.inbox.InboxResult;
@@ -87,8 +88,14 @@ public class MessageTracing {
     private final Tracer tracer;
     private final TextMapPropagator propagator;
 
-    public MessageTracing(OpenTelemetry openTelemetry) {
-        this.tracer = openTelemetry.getTracer("dev.txinbox");
+    /**
+     * With the SDK disabled ({@code OTEL_SDK_DISABLED=true}) Quarkus's OpenTelemetry still makes and samples every
+     * span, only exports none: the no-op tracer makes none, and a message keeps its producer's context, so the
+     * producer's trace id still reaches the row, the logs and the outbox.
+     */
+    public MessageTracing(OpenTelemetry openTelemetry,
+            @ConfigProperty(name = "quarkus.otel.sdk.disabled", defaultValue = "false") boolean sdkDisabled) {
+        this.tracer = (sdkDisabled ? OpenTelemetry.noop() : openTelemetry).getTracer("dev.txinbox");
         this.propagator = openTelemetry.getPropagators().getTextMapPropagator();
     }
 
