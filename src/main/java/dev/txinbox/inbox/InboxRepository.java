@@ -7,22 +7,26 @@ import java.sql.SQLException;
 import java.sql.Timestamp;
 import java.sql.Types;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.function.IntFunction;
 
 import jakarta.enterprise.context.ApplicationScoped;
 
 import org.hibernate.Session;
 
+import dev.txinbox.ordering.ParkedRun;
 import io.quarkus.hibernate.orm.panache.PanacheRepositoryBase;
 
 /**
- * Data access for {@code inbox_messages}: the claim is here and nowhere else. Every method must run
- * inside the caller's JTA transaction.
+ * Data access for {@code inbox_messages}: the claim is here and nowhere else, and so are the reads the inbox's
+ * own work needs (the parked rows it drains). Every method must run inside the caller's JTA transaction.
  * <p>
  * A Panache repository, because the inbox is an entity the admin API and handlers read through Hibernate;
  * but every statement on the hot path is JDBC on the transaction's own connection ({@code doWork}), one
@@ -309,6 +313,67 @@ public class InboxRepository implements PanacheRepositoryBase<InboxMessage, Long
             }
         });
         return found;
+    }
+
+    /**
+     * Which of these streams have parked events: one indexed look-up for a whole batch. A statement of its own,
+     * after the streams are locked: one taken with the lock would read the parked rows as they were before the
+     * lock was granted, and miss an event parked by the transaction the lock waited for.
+     */
+    public Set<String> streamsWithParked(String consumer, Collection<String> aggregateIds) {
+        Set<String> found = new HashSet<>();
+        if (aggregateIds.isEmpty()) {
+            return found;
+        }
+        session().doWork(connection -> {
+            try (PreparedStatement ps = connection.prepareStatement("select distinct aggregate_id from inbox_messages"
+                    + " where consumer_name = ? and aggregate_id = any(?) and status = 'PARKED'")) {
+                ps.setString(1, consumer);
+                ps.setArray(2, connection.createArrayOf("text", aggregateIds.toArray()));
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        found.add(rs.getString(1));
+                    }
+                }
+            }
+        });
+        return found;
+    }
+
+    /** The parked events of a locked stream, lowest sequence first (the earliest received first among equals). */
+    public List<ParkedRun.Parked> parked(String consumer, String aggregateId) {
+        return session().doReturningWork(connection -> {
+            try (PreparedStatement ps = connection.prepareStatement("select id, message_id, sequence_number, body"
+                    + " from inbox_messages where consumer_name = ? and aggregate_id = ? and status = 'PARKED'"
+                    + " order by sequence_number, id")) {
+                ps.setString(1, consumer);
+                ps.setString(2, aggregateId);
+                List<ParkedRun.Parked> parked = new ArrayList<>();
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        parked.add(new ParkedRun.Parked(rs.getLong(1), rs.getString(2), rs.getLong(3), rs.getString(4)));
+                    }
+                }
+                return parked;
+            }
+        });
+    }
+
+    /** The lowest parked sequence of a locked stream above {@code last}, if any: where a gap release resumes. */
+    public Optional<Long> lowestParkedAfter(String consumer, String aggregateId, long last) {
+        return session().doReturningWork(connection -> {
+            try (PreparedStatement ps = connection.prepareStatement("select min(sequence_number) from inbox_messages"
+                    + " where consumer_name = ? and aggregate_id = ? and status = 'PARKED' and sequence_number > ?")) {
+                ps.setString(1, consumer);
+                ps.setString(2, aggregateId);
+                ps.setLong(3, last);
+                try (ResultSet rs = ps.executeQuery()) {
+                    rs.next();
+                    long lowest = rs.getLong(1);
+                    return rs.wasNull() ? Optional.<Long>empty() : Optional.of(lowest);
+                }
+            }
+        });
     }
 
     public Optional<InboxMessage> findEntry(String consumer, String messageId) {

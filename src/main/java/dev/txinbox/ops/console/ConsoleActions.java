@@ -28,7 +28,6 @@ import dev.txinbox.ops.AdminInput;
 import dev.txinbox.ops.InboxOperations;
 import dev.txinbox.ops.InboxReadModel;
 import dev.txinbox.ordering.StreamOrdering;
-import io.quarkus.narayana.jta.QuarkusTransaction;
 import io.quarkus.qute.TemplateInstance;
 import io.smallrye.common.annotation.Blocking;
 
@@ -49,17 +48,15 @@ public class ConsoleActions {
 
     private final InboxOperations operations;
     private final InboxReadModel readModel;
-    private final StreamOrdering ordering;
     private final AdminAudit audit;
     private final ConsoleRequest request;
     private final ConsoleInput parameters;
     private final ConsoleClock clock;
 
-    public ConsoleActions(InboxOperations operations, InboxReadModel readModel, StreamOrdering ordering,
-            AdminAudit audit, ConsoleRequest request, ConsoleInput parameters, ConsoleClock clock) {
+    public ConsoleActions(InboxOperations operations, InboxReadModel readModel, AdminAudit audit,
+            ConsoleRequest request, ConsoleInput parameters, ConsoleClock clock) {
         this.operations = operations;
         this.readModel = readModel;
-        this.ordering = ordering;
         this.audit = audit;
         this.request = request;
         this.parameters = parameters;
@@ -139,8 +136,7 @@ public class ConsoleActions {
     public TemplateInstance confirmRelease(@RestQuery String consumer, @RestQuery String aggregateId) {
         String name = parameters.knownConsumer(consumer);
         String aggregate = input(() -> AdminInput.aggregateId("aggregateId", aggregateId));
-        StreamOrdering.ParkedStream stream = QuarkusTransaction.requiringNew()
-                .call(() -> ordering.parkedStream(name, aggregate))
+        InboxReadModel.ParkedStream stream = readModel.parkedStream(name, aggregate)
                 .orElseThrow(() -> ConsoleProblem.notFound("Nothing parked",
                         "Stream " + aggregate + " of " + name + " has no parked event."));
         return ConsoleTemplates.confirmRelease(request.chrome("Release " + aggregate, "streams"),
