@@ -7,6 +7,7 @@ import java.sql.SQLException;
 import java.sql.Timestamp;
 import java.sql.Types;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
@@ -25,8 +26,10 @@ import dev.txinbox.ordering.ParkedRun;
 import io.quarkus.hibernate.orm.panache.PanacheRepositoryBase;
 
 /**
- * Data access for {@code inbox_messages}: the claim is here and nowhere else, and so are the reads the inbox's
- * own work needs (the parked rows it drains). Every method must run inside the caller's JTA transaction.
+ * Data access for {@code inbox_messages} and {@code inbox_attempts}: every statement that writes them is here and
+ * nowhere else (the claim, the states, the attempts, the retention's deletes), and so are the reads the inbox's
+ * own work needs (the parked rows it drains); what operators read is {@code ops/InboxReadModel}'s. Every method
+ * must run inside the caller's JTA transaction.
  * <p>
  * A Panache repository, because the inbox is an entity the admin API and handlers read through Hibernate;
  * but every statement on the hot path is JDBC on the transaction's own connection ({@code doWork}), one
@@ -102,6 +105,17 @@ public class InboxRepository implements PanacheRepositoryBase<InboxMessage, Long
             from unnest(?::bigint[], ?::text[], ?::text[], ?::boolean[], ?::int[])
                 as v(id, status, text, finished, attempts)
             where m.id = v.id
+            """;
+
+    /** Finished rows old enough to go, a batch at most, skipping rows another transaction holds. */
+    private static final String DELETE_FINISHED = """
+            with doomed as (
+                select id from inbox_messages
+                 where status = any (?) and processed_at < ?
+                 limit ? for update skip locked),
+            deleted as (
+                delete from inbox_messages m using doomed where m.id = doomed.id returning m.consumer_name)
+            select consumer_name, count(*) from deleted group by consumer_name
             """;
 
     /** A claimed row: its id, and which attempt at the event this is (1 unless earlier ones failed). */
@@ -372,6 +386,41 @@ public class InboxRepository implements PanacheRepositoryBase<InboxMessage, Long
                     long lowest = rs.getLong(1);
                     return rs.wasNull() ? Optional.<Long>empty() : Optional.of(lowest);
                 }
+            }
+        });
+    }
+
+    /**
+     * Deletes up to {@code limit} rows of these (finished) statuses that finished before {@code cutoff}, skipping
+     * rows another transaction holds; returns how many went, by consumer. A row's deletion ends the deduplication
+     * of its event id: the caller decides when that is safe.
+     */
+    public Map<String, Long> deleteFinished(Collection<InboxStatus> statuses, Instant cutoff, int limit) {
+        String[] names = statuses.stream().map(Enum::name).toArray(String[]::new);
+        return session().doReturningWork(connection -> {
+            Map<String, Long> counts = new HashMap<>();
+            try (PreparedStatement ps = connection.prepareStatement(DELETE_FINISHED)) {
+                ps.setArray(1, connection.createArrayOf("text", names));
+                ps.setTimestamp(2, Timestamp.from(cutoff));
+                ps.setInt(3, limit);
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        counts.put(rs.getString(1), rs.getLong(2));
+                    }
+                }
+            }
+            return counts;
+        });
+    }
+
+    /** Deletes the attempt history, older than {@code cutoff}, of entries that are gone. */
+    public void deleteOrphanedAttempts(Instant cutoff) {
+        session().doWork(connection -> {
+            try (PreparedStatement ps = connection.prepareStatement("delete from inbox_attempts a where a.failed_at < ?"
+                    + " and not exists (select 1 from inbox_messages m where m.consumer_name = a.consumer_name"
+                    + " and m.message_id = a.message_id)")) {
+                ps.setTimestamp(1, Timestamp.from(cutoff));
+                ps.executeUpdate();
             }
         });
     }
