@@ -393,9 +393,13 @@ public class InboxRepository implements PanacheRepositoryBase<InboxMessage, Long
     /**
      * Deletes up to {@code limit} rows of these (finished) statuses that finished before {@code cutoff}, skipping
      * rows another transaction holds; returns how many went, by consumer. A row's deletion ends the deduplication
-     * of its event id: the caller decides when that is safe.
+     * of its event id: the caller decides when that is safe. PARKED and FAILED entries still wait for something
+     * and are never deleted.
      */
     public Map<String, Long> deleteFinished(Collection<InboxStatus> statuses, Instant cutoff, int limit) {
+        if (statuses.contains(InboxStatus.PARKED) || statuses.contains(InboxStatus.FAILED)) {
+            throw new IllegalArgumentException("PARKED and FAILED entries are not finished: " + statuses);
+        }
         String[] names = statuses.stream().map(Enum::name).toArray(String[]::new);
         return session().doReturningWork(connection -> {
             Map<String, Long> counts = new HashMap<>();
