@@ -309,21 +309,22 @@ public class Inbox {
             Map<String, String> poisoned) {
         String consumer = handler.consumer();
         long last = ordering.lock(consumer, Set.of(aggregateId)).get(aggregateId);
-        Optional<Long> next = ordering.lowestParkedAfter(consumer, aggregateId, last);
+        Optional<Long> next = repository.lowestParkedAfter(consumer, aggregateId, last);
         if (next.isEmpty()) {
             return Optional.empty();
         }
-        RowStates states = new RowStates();
-        ParkedRun.Drained drained = ordering.parkedRun(consumer, aggregateId).drain(next.get() - 1, parked -> {
+        ParkedRun.Drain drain = new ParkedRun(repository.parked(consumer, aggregateId)).drain(next.get() - 1);
+        for (ParkedRun.Parked parked = drain.next(); parked != null; parked = drain.next()) {
             String poison = poisoned.get(parked.messageId());
-            return poison != null ? new ParkedRun.Applied(ParkedRun.Applied.Kind.FAILED, poison)
+            drain.settle(poison != null ? new ParkedRun.Applied(ParkedRun.Applied.Kind.FAILED, poison)
                     : InboxBatch.applyParked(handler, parser, parked, null,
-                            () -> InboxBatch.flush(entityManager, pendingWrites));
-        });
-        drained.settled().forEach(states::settled);
+                            () -> InboxBatch.flush(entityManager, pendingWrites)));
+        }
+        RowStates states = new RowStates();
+        drain.settled().forEach(states::settled);
         repository.write(states.all());
-        ordering.advance(consumer, Map.of(aggregateId, drained.reached()));
-        return Optional.of(new StreamOrdering.GapRelease(last, last + 1, next.get() - 1, drained.reached()));
+        ordering.advance(consumer, Map.of(aggregateId, drain.reached()));
+        return Optional.of(new StreamOrdering.GapRelease(last, last + 1, next.get() - 1, drain.reached()));
     }
 
     /**

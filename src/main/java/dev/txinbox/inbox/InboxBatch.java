@@ -139,7 +139,7 @@ final class InboxBatch {
             seenBefore = repository.recorded(consumer,
                     firstOfId.keySet().stream().filter(id -> !fresh.containsKey(id)).toList());
             last = ordering.lock(consumer, aggregates);
-            withParked = new HashSet<>(ordering.withParked(consumer, aggregates));
+            withParked = repository.streamsWithParked(consumer, aggregates);
         } catch (RuntimeException e) {
             throw new Failed(Place.BATCH, -1, null, e);
         }
@@ -271,20 +271,23 @@ final class InboxBatch {
 
     /** The stream's parked events: those of earlier transactions are read once per pass, then kept here. */
     private ParkedRun run(String aggregate) {
-        return runs.computeIfAbsent(aggregate, a -> withParked.contains(a) ? ordering.parkedRun(consumer, a)
-                : new ParkedRun(List.of()));
+        return runs.computeIfAbsent(aggregate, a -> new ParkedRun(withParked.contains(a)
+                ? repository.parked(consumer, a) : List.of()));
     }
 
     private long drain(String aggregate, long from) {
-        ParkedRun.Drained drained = run(aggregate).drain(from, this::applyParked);
-        for (ParkedRun.Settled settled : drained.settled()) {
+        ParkedRun.Drain drain = run(aggregate).drain(from);
+        for (Parked next = drain.next(); next != null; next = drain.next()) {
+            drain.settle(applyParked(next));
+        }
+        for (ParkedRun.Settled settled : drain.settled()) {
             states.settled(settled);
             if (settled.applied().kind() == Applied.Kind.FAILED) {
                 LOG.warnf("%s/%s: parked sequence %d failed when unparked, the stream waits at it: %s", consumer,
                         aggregate, settled.parked().sequence(), settled.applied().detail());
             }
         }
-        return drained.reached();
+        return drain.reached();
     }
 
     /**

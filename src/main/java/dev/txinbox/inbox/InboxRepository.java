@@ -7,22 +7,29 @@ import java.sql.SQLException;
 import java.sql.Timestamp;
 import java.sql.Types;
 import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.function.IntFunction;
 
 import jakarta.enterprise.context.ApplicationScoped;
 
 import org.hibernate.Session;
 
+import dev.txinbox.ordering.ParkedRun;
 import io.quarkus.hibernate.orm.panache.PanacheRepositoryBase;
 
 /**
- * Data access for {@code inbox_messages}: the claim is here and nowhere else. Every method must run
- * inside the caller's JTA transaction.
+ * Data access for {@code inbox_messages} and {@code inbox_attempts}: every statement that writes them is here and
+ * nowhere else (the claim, the states, the attempts, the retention's deletes), and so are the reads the inbox's
+ * own work needs (the parked rows it drains); what operators read is {@code ops/InboxReadModel}'s. Every method
+ * must run inside the caller's JTA transaction.
  * <p>
  * A Panache repository, because the inbox is an entity the admin API and handlers read through Hibernate;
  * but every statement on the hot path is JDBC on the transaction's own connection ({@code doWork}), one
@@ -98,6 +105,17 @@ public class InboxRepository implements PanacheRepositoryBase<InboxMessage, Long
             from unnest(?::bigint[], ?::text[], ?::text[], ?::boolean[], ?::int[])
                 as v(id, status, text, finished, attempts)
             where m.id = v.id
+            """;
+
+    /** Finished rows old enough to go, a batch at most, skipping rows another transaction holds. */
+    private static final String DELETE_FINISHED = """
+            with doomed as (
+                select id from inbox_messages
+                 where status = any (?) and processed_at < ?
+                 limit ? for update skip locked),
+            deleted as (
+                delete from inbox_messages m using doomed where m.id = doomed.id returning m.consumer_name)
+            select consumer_name, count(*) from deleted group by consumer_name
             """;
 
     /** A claimed row: its id, and which attempt at the event this is (1 unless earlier ones failed). */
@@ -309,6 +327,106 @@ public class InboxRepository implements PanacheRepositoryBase<InboxMessage, Long
             }
         });
         return found;
+    }
+
+    /**
+     * Which of these streams have parked events: one indexed look-up for a whole batch. A statement of its own,
+     * after the streams are locked: one taken with the lock would read the parked rows as they were before the
+     * lock was granted, and miss an event parked by the transaction the lock waited for.
+     */
+    public Set<String> streamsWithParked(String consumer, Collection<String> aggregateIds) {
+        Set<String> found = new HashSet<>();
+        if (aggregateIds.isEmpty()) {
+            return found;
+        }
+        session().doWork(connection -> {
+            try (PreparedStatement ps = connection.prepareStatement("select distinct aggregate_id from inbox_messages"
+                    + " where consumer_name = ? and aggregate_id = any(?) and status = 'PARKED'")) {
+                ps.setString(1, consumer);
+                ps.setArray(2, connection.createArrayOf("text", aggregateIds.toArray()));
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        found.add(rs.getString(1));
+                    }
+                }
+            }
+        });
+        return found;
+    }
+
+    /** The parked events of a locked stream, lowest sequence first (the earliest received first among equals). */
+    public List<ParkedRun.Parked> parked(String consumer, String aggregateId) {
+        return session().doReturningWork(connection -> {
+            try (PreparedStatement ps = connection.prepareStatement("select id, message_id, sequence_number, body"
+                    + " from inbox_messages where consumer_name = ? and aggregate_id = ? and status = 'PARKED'"
+                    + " order by sequence_number, id")) {
+                ps.setString(1, consumer);
+                ps.setString(2, aggregateId);
+                List<ParkedRun.Parked> parked = new ArrayList<>();
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        parked.add(new ParkedRun.Parked(rs.getLong(1), rs.getString(2), rs.getLong(3), rs.getString(4)));
+                    }
+                }
+                return parked;
+            }
+        });
+    }
+
+    /** The lowest parked sequence of a locked stream above {@code last}, if any: where a gap release resumes. */
+    public Optional<Long> lowestParkedAfter(String consumer, String aggregateId, long last) {
+        return session().doReturningWork(connection -> {
+            try (PreparedStatement ps = connection.prepareStatement("select min(sequence_number) from inbox_messages"
+                    + " where consumer_name = ? and aggregate_id = ? and status = 'PARKED' and sequence_number > ?")) {
+                ps.setString(1, consumer);
+                ps.setString(2, aggregateId);
+                ps.setLong(3, last);
+                try (ResultSet rs = ps.executeQuery()) {
+                    rs.next();
+                    long lowest = rs.getLong(1);
+                    return rs.wasNull() ? Optional.<Long>empty() : Optional.of(lowest);
+                }
+            }
+        });
+    }
+
+    /**
+     * Deletes up to {@code limit} rows of these (finished) statuses that finished before {@code cutoff}, skipping
+     * rows another transaction holds; returns how many went, by consumer. A row's deletion ends the deduplication
+     * of its event id: the caller decides when that is safe. PARKED and FAILED entries still wait for something
+     * and are never deleted.
+     */
+    public Map<String, Long> deleteFinished(Collection<InboxStatus> statuses, Instant cutoff, int limit) {
+        if (statuses.contains(InboxStatus.PARKED) || statuses.contains(InboxStatus.FAILED)) {
+            throw new IllegalArgumentException("PARKED and FAILED entries are not finished: " + statuses);
+        }
+        String[] names = statuses.stream().map(Enum::name).toArray(String[]::new);
+        return session().doReturningWork(connection -> {
+            Map<String, Long> counts = new HashMap<>();
+            try (PreparedStatement ps = connection.prepareStatement(DELETE_FINISHED)) {
+                ps.setArray(1, connection.createArrayOf("text", names));
+                ps.setTimestamp(2, Timestamp.from(cutoff));
+                ps.setInt(3, limit);
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        counts.put(rs.getString(1), rs.getLong(2));
+                    }
+                }
+            }
+            return counts;
+        });
+    }
+
+    /** Deletes the attempt history, older than {@code cutoff}, of entries that are gone. */
+    public void deleteOrphanedAttempts(Instant cutoff) {
+        session().doWork(connection -> {
+            try (PreparedStatement ps = connection.prepareStatement("delete from inbox_attempts a where a.failed_at < ?"
+                    + " and not exists (select 1 from inbox_messages m where m.consumer_name = a.consumer_name"
+                    + " and m.message_id = a.message_id)")) {
+                ps.setTimestamp(1, Timestamp.from(cutoff));
+                ps.executeUpdate();
+            }
+        });
     }
 
     public Optional<InboxMessage> findEntry(String consumer, String messageId) {

@@ -1,7 +1,10 @@
 package dev.txinbox.ops;
 
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
 
 import jakarta.enterprise.context.ApplicationScoped;
 
@@ -24,6 +27,13 @@ public class InboxOperations {
     public record Replay(InboxResult result, String statusNow) {
     }
 
+    /** What a failure group's retry did: the group as it was, the entries replayed, and their outcomes by label. */
+    public record GroupRetry(InboxReadModel.FailureGroup group, int retried, Map<String, Integer> outcomes) {
+    }
+
+    /** The audit names a group retry by its cause, cut to this length. */
+    private static final int AUDITED_CAUSE = 200;
+
     private final Inbox inbox;
     private final InboxReadModel readModel;
     private final TxinboxConfig config;
@@ -41,7 +51,7 @@ public class InboxOperations {
 
     /** The configured consumers, by name. */
     public Set<String> consumerNames() {
-        return new java.util.TreeSet<>(config.consumers().keySet());
+        return new TreeSet<>(config.consumers().keySet());
     }
 
     /** A consumer that is configured and has a handler. */
@@ -61,6 +71,32 @@ public class InboxOperations {
             audit.record(actor, "replay", consumer, messageId, result.outcome().label(), result.detail());
             return new Replay(result, statusNow);
         });
+    }
+
+    /**
+     * Replays the entries of a consumer's failure group, the oldest first, at most {@code max} (the rest wait for
+     * the next retry); each replay is audited as one, and the retry as a whole. Empty when the consumer has no
+     * failed or dead entry with that cause any more.
+     */
+    public Optional<GroupRetry> retryGroup(String actor, String consumer, String groupId, int max) {
+        Optional<InboxReadModel.FailureGroup> group = readModel.failureGroup(consumer, groupId);
+        if (group.isEmpty()) {
+            return Optional.empty();
+        }
+        Map<String, Integer> outcomes = new TreeMap<>();
+        int retried = 0;
+        for (InboxReadModel.FailureMember member : readModel.failureMembers(consumer, groupId, max)) {
+            Optional<Replay> replay = replay(actor, consumer, member.messageId());
+            if (replay.isPresent()) {
+                retried++;
+                outcomes.merge(replay.get().result().outcome().label(), 1, Integer::sum);
+            }
+        }
+        String cause = group.get().cause();
+        audit.record(actor, "retry-group", consumer,
+                cause.length() <= AUDITED_CAUSE ? cause : cause.substring(0, AUDITED_CAUSE) + "…",
+                "retried " + retried, "outcomes " + outcomes);
+        return Optional.of(new GroupRetry(group.get(), retried, outcomes));
     }
 
     /**

@@ -13,10 +13,13 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 
 import javax.sql.DataSource;
 
 import jakarta.enterprise.context.ApplicationScoped;
+
+import org.hibernate.Session;
 
 import dev.txinbox.inbox.InboxAttempt;
 import dev.txinbox.inbox.InboxMessage;
@@ -27,8 +30,8 @@ import io.quarkus.narayana.jta.QuarkusTransaction;
 
 /**
  * What operators read of the inbox, for the admin API, the console and the statistics behind health: every
- * query on {@code inbox_messages} (and an entry's attempts) that is not the inbox's own work. Read-only; each
- * read runs in a transaction of its own, or none.
+ * query on {@code inbox_messages} (and an entry's attempts, and the parked streams' positions) that is not the
+ * inbox's own work. Read-only; each read runs in a transaction of its own, or none.
  */
 @ApplicationScoped
 public class InboxReadModel {
@@ -60,6 +63,32 @@ public class InboxReadModel {
 
     /** An entry of a failure group. */
     public record FailureMember(String messageId, String status) {
+    }
+
+    /**
+     * A stream with parked events, as an operator sees it: how far it got, what waits, and since when.
+     *
+     * @param lastApplied the last sequence consumed (applied, rejected or skipped by a release)
+     * @param parked      the parked sequences, ascending (a sequence parked twice appears twice)
+     */
+    public record ParkedStream(String consumer, String aggregateId, long lastApplied, List<Long> parked,
+            Instant oldestParkedAt) {
+
+        /**
+         * The sequences the stream waits for, as inclusive ranges {from, to}: from the one after the last
+         * applied up to the highest parked, less those parked. The first range is what a release skips.
+         */
+        public List<long[]> missing() {
+            List<long[]> ranges = new ArrayList<>();
+            long expected = lastApplied + 1;
+            for (long sequence : new TreeSet<>(parked)) {
+                if (sequence > expected) {
+                    ranges.add(new long[] { expected, sequence - 1 });
+                }
+                expected = Math.max(expected, sequence + 1);
+            }
+            return ranges;
+        }
     }
 
     /**
@@ -188,6 +217,54 @@ public class InboxReadModel {
                         + " order by received_at, message_id limit ?3", Object[].class)
                 .setParameter(1, consumer).setParameter(2, groupId).setParameter(3, limit).getResultList());
         return rows.stream().map(row -> new FailureMember((String) row[0], (String) row[1])).toList();
+    }
+
+    /** Streams with parked events (of one consumer, or of all when null), the longest-waiting first. */
+    public List<ParkedStream> parkedStreams(String consumer, int limit) {
+        return parkedStreams(consumer, null, limit);
+    }
+
+    /** One stream's parked events, if it has any. */
+    public Optional<ParkedStream> parkedStream(String consumer, String aggregateId) {
+        return parkedStreams(consumer, aggregateId, 1).stream().findFirst();
+    }
+
+    /**
+     * Streams that have parked events, the longest-waiting first, at most {@code limit}: each with its last
+     * consumed sequence, its parked sequences (ascending) and when the oldest of them was received. Of one
+     * consumer or all (null), of one aggregate or all (null). One pass over the parked rows (a partial index).
+     */
+    private List<ParkedStream> parkedStreams(String consumer, String aggregateId, int limit) {
+        return QuarkusTransaction.requiringNew().call(() -> repository.getEntityManager().unwrap(Session.class)
+                .doReturningWork(connection -> {
+                    try (PreparedStatement ps = connection.prepareStatement("""
+                            select m.consumer_name, m.aggregate_id, coalesce(max(s.last_sequence), 0),
+                                array_agg(m.sequence_number order by m.sequence_number), min(m.received_at)
+                            from inbox_messages m
+                            left join stream_state s on s.consumer_name = m.consumer_name
+                                and s.aggregate_id = m.aggregate_id
+                            where m.status = 'PARKED' and (?::text is null or m.consumer_name = ?)
+                                and (?::text is null or m.aggregate_id = ?)
+                            group by m.consumer_name, m.aggregate_id
+                            order by min(m.received_at), m.consumer_name, m.aggregate_id
+                            limit ?
+                            """)) {
+                        ps.setString(1, consumer);
+                        ps.setString(2, consumer);
+                        ps.setString(3, aggregateId);
+                        ps.setString(4, aggregateId);
+                        ps.setInt(5, limit);
+                        List<ParkedStream> streams = new ArrayList<>();
+                        try (ResultSet rs = ps.executeQuery()) {
+                            while (rs.next()) {
+                                Long[] sequences = (Long[]) rs.getArray(4).getArray();
+                                streams.add(new ParkedStream(rs.getString(1), rs.getString(2), rs.getLong(3),
+                                        List.of(sequences), rs.getTimestamp(5).toInstant()));
+                            }
+                        }
+                        return streams;
+                    }
+                }));
     }
 
     private List<FailureGroup> failureGroups(String consumer, String groupId, int limit) {

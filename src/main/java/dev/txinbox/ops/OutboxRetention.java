@@ -1,7 +1,5 @@
 package dev.txinbox.ops;
 
-import java.sql.PreparedStatement;
-import java.sql.Timestamp;
 import java.time.Instant;
 
 import jakarta.enterprise.context.ApplicationScoped;
@@ -12,6 +10,7 @@ import org.hibernate.Session;
 import org.jboss.logging.Logger;
 
 import dev.txinbox.config.TxinboxConfig;
+import dev.txinbox.outbox.OutboxOperations;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.narayana.jta.QuarkusTransaction;
@@ -23,7 +22,8 @@ import io.quarkus.scheduler.Scheduled;
  * {@code txinbox.outbox.retention-batch-size} rows, by one pod at a time (a transaction-level advisory lock), as
  * the inbox's RetentionJob does. With the relay on, only published or skipped events go: a pending one stays,
  * however old. With the relay off nothing marks rows, so age alone decides (another publisher, Debezium, read
- * them from the WAL long before). The sequence counters stay: they must never hand out a number again.
+ * them from the WAL long before). The sequence counters stay: they must never hand out a number again. This job
+ * decides when and how much; the deletes are the outbox's own ({@link OutboxOperations#deleteRecordedBefore}).
  */
 @ApplicationScoped
 public class OutboxRetention {
@@ -32,23 +32,15 @@ public class OutboxRetention {
     /** Advisory lock key: "txoutbxR". */
     static final long LOCK_KEY = 0x74786f7574627852L;
 
-    private static final String DELETE_DONE = """
-            delete from outbox_events where id in (
-                select id from outbox_events
-                 where timestamp < ? and (published_at is not null or skipped_at is not null)
-                 limit ? for update skip locked)
-            """;
-    private static final String DELETE_OLD = """
-            delete from outbox_events where id in (
-                select id from outbox_events where timestamp < ? limit ? for update skip locked)
-            """;
-
     private final EntityManager entityManager;
+    private final OutboxOperations outbox;
     private final TxinboxConfig.Outbox config;
     private final Counter deleted;
 
-    public OutboxRetention(EntityManager entityManager, TxinboxConfig txinbox, MeterRegistry registry) {
+    public OutboxRetention(EntityManager entityManager, OutboxOperations outbox, TxinboxConfig txinbox,
+            MeterRegistry registry) {
         this.entityManager = entityManager;
+        this.outbox = outbox;
         this.config = txinbox.outbox();
         this.deleted = Counter.builder("txinbox.outbox.retention.deleted")
                 .description("Outbox events deleted by the retention job").register(registry);
@@ -67,10 +59,10 @@ public class OutboxRetention {
     /** Deletes batch after batch; returns how many, or -1 when another instance holds the lock. */
     public long run() {
         Instant cutoff = Instant.now().minus(config.retention());
-        String sql = config.relay().enabled() ? DELETE_DONE : DELETE_OLD;
+        boolean doneOnly = config.relay().enabled();
         long total = 0;
         while (true) {
-            Integer batch = QuarkusTransaction.requiringNew().call(() -> deleteBatch(sql, cutoff));
+            Integer batch = QuarkusTransaction.requiringNew().call(() -> deleteBatch(cutoff, doneOnly));
             if (batch == null) {
                 LOG.infof("outbox retention: deleted %d events (stopped: another instance holds the lock)", total);
                 return total == 0 ? -1 : total;
@@ -84,16 +76,10 @@ public class OutboxRetention {
         }
     }
 
-    private Integer deleteBatch(String sql, Instant cutoff) {
-        return entityManager.unwrap(Session.class).doReturningWork(connection -> {
-            if (!RetentionLock.tryHold(connection, LOCK_KEY)) {
-                return null;
-            }
-            try (PreparedStatement ps = connection.prepareStatement(sql)) {
-                ps.setTimestamp(1, Timestamp.from(cutoff));
-                ps.setInt(2, config.retentionBatchSize());
-                return ps.executeUpdate();
-            }
-        });
+    /** One batch in the current transaction, once it holds the retention lock; null when another instance does. */
+    private Integer deleteBatch(Instant cutoff, boolean doneOnly) {
+        boolean held = entityManager.unwrap(Session.class)
+                .doReturningWork(connection -> RetentionLock.tryHold(connection, LOCK_KEY));
+        return held ? outbox.deleteRecordedBefore(cutoff, doneOnly, config.retentionBatchSize()) : null;
     }
 }

@@ -1,8 +1,5 @@
 package dev.txinbox.ops;
 
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
-import java.sql.Timestamp;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.HashMap;
@@ -18,6 +15,7 @@ import org.hibernate.Session;
 import org.jboss.logging.Logger;
 
 import dev.txinbox.config.TxinboxConfig;
+import dev.txinbox.inbox.InboxRepository;
 import dev.txinbox.inbox.InboxStatus;
 import dev.txinbox.messaging.SqsQueues;
 import io.micrometer.core.instrument.Counter;
@@ -31,7 +29,8 @@ import io.quarkus.scheduler.Scheduled;
  * {@code txinbox.retention.processed}, DEAD after {@code txinbox.retention.dead}; never PARKED or
  * FAILED, which are still waiting. In short transactions of {@code batch-size} rows, so that it never
  * holds locks the consumers need, and by one pod at a time: each batch takes a transaction-level
- * PostgreSQL advisory lock and stops when another pod holds it.
+ * PostgreSQL advisory lock and stops when another pod holds it. This job decides when and how much; the
+ * deletes are the inbox's own ({@link InboxRepository#deleteFinished}), as every write of its tables is.
  *
  * <p>A row's deletion ends the deduplication of its event id. Redeliveries come at the latest after the
  * queue's message retention, so the retention here must be longer: checked at start-up.
@@ -43,16 +42,6 @@ public class RetentionJob {
     /** Advisory lock key: "txinbox retention". */
     static final long LOCK_KEY = 0x7478696e626f7852L;
 
-    private static final String DELETE_BATCH = """
-            with doomed as (
-                select id from inbox_messages
-                 where status = any (?) and processed_at < ?
-                 limit ? for update skip locked),
-            deleted as (
-                delete from inbox_messages m using doomed where m.id = doomed.id returning m.consumer_name)
-            select consumer_name, count(*) from deleted group by consumer_name
-            """;
-
     public record Run(Map<String, Long> deleted, boolean lockedOut, Duration took) {
 
         public long total() {
@@ -61,13 +50,16 @@ public class RetentionJob {
     }
 
     private final EntityManager entityManager;
+    private final InboxRepository repository;
     private final TxinboxConfig.Retention config;
     private final MeterRegistry registry;
     private final TxinboxConfig txinbox;
     private final SqsQueues queues;
 
-    public RetentionJob(EntityManager entityManager, TxinboxConfig txinbox, MeterRegistry registry, SqsQueues queues) {
+    public RetentionJob(EntityManager entityManager, InboxRepository repository, TxinboxConfig txinbox,
+            MeterRegistry registry, SqsQueues queues) {
         this.entityManager = entityManager;
+        this.repository = repository;
         this.config = txinbox.retention();
         this.registry = registry;
         this.txinbox = txinbox;
@@ -88,8 +80,9 @@ public class RetentionJob {
                 now.minus(config.processed()), deleted)
                 || !purge(List.of(InboxStatus.DEAD), now.minus(config.dead()), deleted);
         if (!lockedOut) {
-            deleteOrphanedAttempts(now.minus(config.processed().compareTo(config.dead()) > 0 ? config.processed()
-                    : config.dead()));
+            Instant cutoff = now.minus(config.processed().compareTo(config.dead()) > 0 ? config.processed()
+                    : config.dead());
+            QuarkusTransaction.requiringNew().run(() -> repository.deleteOrphanedAttempts(cutoff));
         }
         Run run = new Run(deleted, lockedOut, Duration.ofNanos(System.nanoTime() - started));
         deleted.forEach((consumer, count) -> deletedCounter(consumer).increment(count));
@@ -101,9 +94,8 @@ public class RetentionJob {
 
     /** Deletes batch after batch; false when another instance holds the lock. */
     private boolean purge(List<InboxStatus> statuses, Instant cutoff, Map<String, Long> deleted) {
-        String[] names = statuses.stream().map(Enum::name).toArray(String[]::new);
         while (true) {
-            Map<String, Long> batch = QuarkusTransaction.requiringNew().call(() -> deleteBatch(names, cutoff));
+            Map<String, Long> batch = QuarkusTransaction.requiringNew().call(() -> deleteBatch(statuses, cutoff));
             if (batch == null) {
                 return false;
             }
@@ -114,35 +106,11 @@ public class RetentionJob {
         }
     }
 
-    private Map<String, Long> deleteBatch(String[] statuses, Instant cutoff) {
-        return entityManager.unwrap(Session.class).doReturningWork(connection -> {
-            if (!RetentionLock.tryHold(connection, LOCK_KEY)) {
-                return null;
-            }
-            Map<String, Long> counts = new HashMap<>();
-            try (PreparedStatement ps = connection.prepareStatement(DELETE_BATCH)) {
-                ps.setArray(1, connection.createArrayOf("text", statuses));
-                ps.setTimestamp(2, Timestamp.from(cutoff));
-                ps.setInt(3, config.batchSize());
-                try (ResultSet rs = ps.executeQuery()) {
-                    while (rs.next()) {
-                        counts.put(rs.getString(1), rs.getLong(2));
-                    }
-                }
-            }
-            return counts;
-        });
-    }
-
-    private void deleteOrphanedAttempts(Instant cutoff) {
-        QuarkusTransaction.requiringNew().run(() -> entityManager.unwrap(Session.class).doWork(connection -> {
-            try (PreparedStatement ps = connection.prepareStatement("delete from inbox_attempts a where a.failed_at < ?"
-                    + " and not exists (select 1 from inbox_messages m where m.consumer_name = a.consumer_name"
-                    + " and m.message_id = a.message_id)")) {
-                ps.setTimestamp(1, Timestamp.from(cutoff));
-                ps.executeUpdate();
-            }
-        }));
+    /** One batch in the current transaction, once it holds the retention lock; null when another instance does. */
+    private Map<String, Long> deleteBatch(List<InboxStatus> statuses, Instant cutoff) {
+        boolean held = entityManager.unwrap(Session.class)
+                .doReturningWork(connection -> RetentionLock.tryHold(connection, LOCK_KEY));
+        return held ? repository.deleteFinished(statuses, cutoff, config.batchSize()) : null;
     }
 
     /**

@@ -6,10 +6,12 @@ import java.util.List;
 import java.util.TreeSet;
 
 /**
- * The parked events of one stream as a transaction sees them: those parked before it (read once) and those
- * it parked itself, lowest sequence first (the earliest received first among equals). Draining consumes them
- * from the front while they form an unbroken run behind the stream's position; what the drain decided is
- * handed back, not written, so that the inbox records every entry's state in one statement at the end.
+ * The parked events of one stream as a transaction sees them: those parked before it (handed in once, as the inbox
+ * read them) and those it parked itself, lowest sequence first (the earliest received first among equals). A
+ * {@link Drain} consumes them from the front while they form an unbroken run behind the stream's position. The
+ * caller applies each event the drain hands it and says how that went, so control never comes back up here from
+ * a handler; what the drain decided is handed back, not written, so that the inbox records every entry's state in
+ * one statement at the end.
  */
 public final class ParkedRun {
 
@@ -34,18 +36,71 @@ public final class ParkedRun {
         static final Applied OVERTAKEN = new Applied(Kind.STALE, "another event with this sequence was applied first");
     }
 
-    /** Applies one parked event; {@link Applied.Kind#STALE} is the drain's own verdict, never the applier's. */
-    @FunctionalInterface
-    public interface Applier {
-        Applied apply(Parked parked);
-    }
-
     /** A parked event the drain reached, and its fate. */
     public record Settled(Parked parked, Applied applied) {
     }
 
-    /** How far a drain got, and what it settled on the way, in order. */
-    public record Drained(long reached, List<Settled> settled) {
+    /**
+     * One drain of the run from a stream position: {@link #next} hands out the successor to apply, {@link #settle}
+     * takes its fate. A rejected successor still counts as consumed. Parked events the stream has moved past
+     * (another event with the same sequence was applied) can never apply: they become stale instead of waiting
+     * forever. A successor that fails stops the drain where it is, and the stream waits at it until the next
+     * drain tries it again.
+     */
+    public final class Drain {
+
+        private final List<Settled> settled = new ArrayList<>();
+        private long reached;
+        private Parked pending;
+        private boolean stopped;
+
+        private Drain(long from) {
+            this.reached = from;
+        }
+
+        /** The next event to apply, or null when the stream must wait: a gap, a failure, or nothing parked. */
+        public Parked next() {
+            if (pending != null) {
+                throw new IllegalStateException("parked sequence " + pending.sequence() + " is not settled yet");
+            }
+            while (!stopped && !waiting.isEmpty()) {
+                Parked head = waiting.first();
+                if (head.sequence() > reached) {
+                    if (head.sequence() == reached + 1) {
+                        pending = head;
+                    }
+                    return pending; // beyond the next one: another gap, the rest waits for it
+                }
+                waiting.pollFirst();
+                settled.add(new Settled(head, Applied.OVERTAKEN));
+            }
+            return null;
+        }
+
+        /** What became of the event {@link #next} handed out ({@link Applied.Kind#STALE} is never the caller's). */
+        public void settle(Applied applied) {
+            if (pending == null) {
+                throw new IllegalStateException("no parked event handed out to settle");
+            }
+            settled.add(new Settled(pending, applied));
+            if (applied.kind() == Applied.Kind.FAILED) {
+                stopped = true;
+            } else {
+                waiting.remove(pending);
+                reached++;
+            }
+            pending = null;
+        }
+
+        /** How far the stream got. */
+        public long reached() {
+            return reached;
+        }
+
+        /** The parked events the drain reached, in order, with their fates. */
+        public List<Settled> settled() {
+            return settled;
+        }
     }
 
     private final TreeSet<Parked> waiting = new TreeSet<>(
@@ -63,32 +118,8 @@ public final class ParkedRun {
         return waiting.isEmpty();
     }
 
-    /**
-     * Applies the parked successors of {@code last}, in order, while they form an unbroken run. A rejected
-     * successor still counts as consumed. Parked events the stream has moved past (another event with the same
-     * sequence was applied) can never apply: they become stale instead of waiting forever. A successor that
-     * fails stops the drain where it is, and the stream waits at it until the next drain tries it again.
-     */
-    public Drained drain(long last, Applier applier) {
-        List<Settled> settled = new ArrayList<>();
-        while (!waiting.isEmpty()) {
-            Parked next = waiting.first();
-            if (next.sequence() <= last) {
-                waiting.pollFirst();
-                settled.add(new Settled(next, Applied.OVERTAKEN));
-                continue;
-            }
-            if (next.sequence() != last + 1) {
-                break; // another gap: the rest waits for it
-            }
-            Applied applied = applier.apply(next);
-            settled.add(new Settled(next, applied));
-            if (applied.kind() == Applied.Kind.FAILED) {
-                break;
-            }
-            waiting.pollFirst();
-            last++;
-        }
-        return new Drained(last, settled);
+    /** Starts draining the parked successors of {@code last}; see {@link Drain}. */
+    public Drain drain(long last) {
+        return new Drain(last);
     }
 }

@@ -1,5 +1,7 @@
 package dev.txinbox.outbox;
 
+import java.sql.PreparedStatement;
+import java.sql.Timestamp;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -9,12 +11,14 @@ import java.util.UUID;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.persistence.EntityManager;
 
+import org.hibernate.Session;
+
 import dev.txinbox.sql.Columns;
 import io.quarkus.narayana.jta.QuarkusTransaction;
 
 /**
  * What an operator sees of the outbox and does to it: the waiting streams (aggregates whose next event the broker
- * refused), and for one of them a retry now or a skip of the event at its head.
+ * refused), and for one of them a retry now or a skip of the event at its head; and the retention's deletes.
  */
 @ApplicationScoped
 public class OutboxOperations {
@@ -35,6 +39,17 @@ public class OutboxOperations {
              where h.attempts > 0 %s
              order by h.timestamp
              limit ?1
+            """;
+
+    private static final String DELETE_DONE = """
+            delete from outbox_events where id in (
+                select id from outbox_events
+                 where timestamp < ? and (published_at is not null or skipped_at is not null)
+                 limit ? for update skip locked)
+            """;
+    private static final String DELETE_OLD = """
+            delete from outbox_events where id in (
+                select id from outbox_events where timestamp < ? limit ? for update skip locked)
             """;
 
     private final EntityManager entityManager;
@@ -64,6 +79,21 @@ public class OutboxOperations {
      */
     public Optional<Waiting> skip(String aggregateId) {
         return settle(aggregateId, "skipped_at = now()");
+    }
+
+    /**
+     * Deletes up to {@code limit} events recorded before {@code cutoff}, skipping rows another transaction holds;
+     * only published or skipped ones when {@code doneOnly}. Returns how many went. Runs in the caller's
+     * transaction. The sequence counters stay: they must never hand out a number again.
+     */
+    public int deleteRecordedBefore(Instant cutoff, boolean doneOnly, int limit) {
+        return entityManager.unwrap(Session.class).doReturningWork(connection -> {
+            try (PreparedStatement ps = connection.prepareStatement(doneOnly ? DELETE_DONE : DELETE_OLD)) {
+                ps.setTimestamp(1, Timestamp.from(cutoff));
+                ps.setInt(2, limit);
+                return ps.executeUpdate();
+            }
+        });
     }
 
     /** Sets {@code assignment} on the event the aggregate waits at, if it still waits, and wakes the relay. */

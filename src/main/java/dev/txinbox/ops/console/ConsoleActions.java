@@ -2,14 +2,11 @@ package dev.txinbox.ops.console;
 
 import static dev.txinbox.ops.console.ConsoleInput.input;
 import static dev.txinbox.ops.console.ConsoleViews.href;
-import static dev.txinbox.ops.console.ConsoleViews.shortened;
 import static dev.txinbox.ops.console.ConsoleViews.text;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
-import java.util.TreeMap;
 
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.POST;
@@ -23,12 +20,10 @@ import org.jboss.resteasy.reactive.RestQuery;
 
 import dev.txinbox.inbox.InboxMessage;
 import dev.txinbox.inbox.Outcome;
-import dev.txinbox.ops.AdminAudit;
 import dev.txinbox.ops.AdminInput;
 import dev.txinbox.ops.InboxOperations;
 import dev.txinbox.ops.InboxReadModel;
 import dev.txinbox.ordering.StreamOrdering;
-import io.quarkus.narayana.jta.QuarkusTransaction;
 import io.quarkus.qute.TemplateInstance;
 import io.smallrye.common.annotation.Blocking;
 
@@ -49,18 +44,14 @@ public class ConsoleActions {
 
     private final InboxOperations operations;
     private final InboxReadModel readModel;
-    private final StreamOrdering ordering;
-    private final AdminAudit audit;
     private final ConsoleRequest request;
     private final ConsoleInput parameters;
     private final ConsoleClock clock;
 
-    public ConsoleActions(InboxOperations operations, InboxReadModel readModel, StreamOrdering ordering,
-            AdminAudit audit, ConsoleRequest request, ConsoleInput parameters, ConsoleClock clock) {
+    public ConsoleActions(InboxOperations operations, InboxReadModel readModel, ConsoleRequest request,
+            ConsoleInput parameters, ConsoleClock clock) {
         this.operations = operations;
         this.readModel = readModel;
-        this.ordering = ordering;
-        this.audit = audit;
         this.request = request;
         this.parameters = parameters;
         this.clock = clock;
@@ -139,8 +130,7 @@ public class ConsoleActions {
     public TemplateInstance confirmRelease(@RestQuery String consumer, @RestQuery String aggregateId) {
         String name = parameters.knownConsumer(consumer);
         String aggregate = input(() -> AdminInput.aggregateId("aggregateId", aggregateId));
-        StreamOrdering.ParkedStream stream = QuarkusTransaction.requiringNew()
-                .call(() -> ordering.parkedStream(name, aggregate))
+        InboxReadModel.ParkedStream stream = readModel.parkedStream(name, aggregate)
                 .orElseThrow(() -> ConsoleProblem.notFound("Nothing parked",
                         "Stream " + aggregate + " of " + name + " has no parked event."));
         return ConsoleTemplates.confirmRelease(request.chrome("Release " + aggregate, "streams"),
@@ -190,21 +180,13 @@ public class ConsoleActions {
         ConsoleSessions.Session session = request.formSession(csrf);
         String name = parameters.knownConsumer(consumer);
         String id = input(() -> AdminInput.id("group", group));
-        InboxReadModel.FailureGroup found = readModel.failureGroup(name, id).orElseThrow(() -> noGroup(name));
-        Map<String, Integer> outcomes = new TreeMap<>();
-        int retried = 0;
-        for (InboxReadModel.FailureMember member : readModel.failureMembers(name, id, MAX_GROUP_RETRY)) {
-            Optional<InboxOperations.Replay> replay = operations.replay(session.actor(), name, member.messageId());
-            if (replay.isPresent()) {
-                retried++;
-                outcomes.merge(replay.get().result().outcome().label(), 1, Integer::sum);
-            }
-        }
-        audit.record(session.actor(), "retry-group", name, shortened(found.cause(), 200), "retried " + retried,
-                "outcomes " + outcomes);
+        InboxOperations.GroupRetry retry = operations.retryGroup(session.actor(), name, id, MAX_GROUP_RETRY)
+                .orElseThrow(() -> noGroup(name));
+        int retried = retry.retried();
         List<String> lines = new ArrayList<>();
-        lines.add("Retried " + retried + " entr" + (retried == 1 ? "y" : "ies") + " failing with: " + found.cause());
-        outcomes.forEach((outcome, n) -> lines.add(outcome + ": " + n));
+        lines.add("Retried " + retried + " entr" + (retried == 1 ? "y" : "ies") + " failing with: "
+                + retry.group().cause());
+        retry.outcomes().forEach((outcome, n) -> lines.add(outcome + ": " + n));
         return result(Response.Status.OK, "failures", new ConsoleViews.Result("Group retried", true, lines,
                 List.of(new ConsoleViews.Link(href("/failures", "consumer", name), "failures"),
                         new ConsoleViews.Link("/console/audit", "audit"))));

@@ -36,8 +36,6 @@ import dev.txinbox.ops.AdminAudit;
 import dev.txinbox.ops.AdminInput;
 import dev.txinbox.ops.InboxOperations;
 import dev.txinbox.ops.InboxReadModel;
-import dev.txinbox.ordering.StreamOrdering;
-import io.quarkus.narayana.jta.QuarkusTransaction;
 import io.quarkus.qute.TemplateInstance;
 import io.smallrye.common.annotation.Blocking;
 
@@ -64,7 +62,6 @@ public class ConsolePages {
     private final InboxOperations operations;
     private final AdminAudit audit;
     private final InboxReadModel readModel;
-    private final StreamOrdering ordering;
     private final ConsoleRequest request;
     private final ConsoleInput parameters;
     private final ConsoleClock clock;
@@ -72,13 +69,12 @@ public class ConsolePages {
     private final Optional<String> traceUrlTemplate;
 
     public ConsolePages(InboxOperations operations, AdminAudit audit, InboxReadModel readModel,
-            StreamOrdering ordering, ConsoleRequest request, ConsoleInput parameters, ConsoleClock clock,
+            ConsoleRequest request, ConsoleInput parameters, ConsoleClock clock,
             ObjectMapper json, TxinboxConfig config) {
         this.traceUrlTemplate = config.console().traceUrlTemplate();
         this.operations = operations;
         this.audit = audit;
         this.readModel = readModel;
-        this.ordering = ordering;
         this.request = request;
         this.parameters = parameters;
         this.clock = clock;
@@ -180,8 +176,7 @@ public class ConsolePages {
     public TemplateInstance streams(@RestQuery String consumer) {
         String name = blank(consumer) ? null : parameters.knownConsumer(consumer);
         Instant now = clock.now();
-        List<ConsoleViews.StreamRow> rows = QuarkusTransaction.requiringNew()
-                .call(() -> ordering.parkedStreams(name, MAX_STREAMS)).stream()
+        List<ConsoleViews.StreamRow> rows = readModel.parkedStreams(name, MAX_STREAMS).stream()
                 .map(s -> ConsoleViews.StreamRow.of(s, now)).toList();
         return ConsoleTemplates.streams(request.chrome("Streams", "streams"),
                 List.copyOf(operations.consumerNames()), text(name), rows);

@@ -12,7 +12,6 @@ import java.util.Locale;
 import dev.txinbox.inbox.InboxAttempt;
 import dev.txinbox.inbox.InboxMessage;
 import dev.txinbox.ops.InboxReadModel;
-import dev.txinbox.ordering.StreamOrdering;
 import io.quarkus.qute.TemplateData;
 
 /**
@@ -136,7 +135,7 @@ final class ConsoleViews {
     record StreamRow(String consumer, String aggregateId, long lastApplied, String parked, String missing,
             String waiting, String since, Link release, Link entries) {
 
-        static StreamRow of(StreamOrdering.ParkedStream s, Instant now) {
+        static StreamRow of(InboxReadModel.ParkedStream s, Instant now) {
             List<String> missing = s.missing().stream()
                     .map(r -> r[0] == r[1] ? Long.toString(r[0]) : r[0] + "–" + r[1]).toList();
             return new StreamRow(s.consumer(), s.aggregateId(), s.lastApplied(),

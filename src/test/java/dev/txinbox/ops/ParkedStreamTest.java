@@ -1,4 +1,4 @@
-package dev.txinbox.ordering;
+package dev.txinbox.ops;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
@@ -11,7 +11,7 @@ import org.junit.jupiter.api.Test;
 class ParkedStreamTest {
 
     private static List<String> missing(long last, Long... parked) {
-        return new StreamOrdering.ParkedStream("orders", "ord_1", last, List.of(parked), Instant.EPOCH).missing().stream()
+        return new InboxReadModel.ParkedStream("orders", "ord_1", last, List.of(parked), Instant.EPOCH).missing().stream()
                 .map(r -> r[0] + ".." + r[1]).toList();
     }
 
