@@ -226,7 +226,8 @@ final class InboxBatch {
                 results.put(entry.index(), InboxResult.of(Outcome.PARKED, event.eventId(), why));
                 // A parked successor that failed when drained waits at last + 1: each newcomer tries it again.
                 boolean drainable = withParked.contains(aggregate);
-                run(aggregate).add(new Parked(claim.id(), event.eventId(), event.sequence(), event.body()));
+                run(aggregate).add(new Parked(claim.id(), event.eventId(), event.sequence(), event.body(),
+                        entry.message().source().traceparent()));
                 parkedHere.put(claim.id(), event);
                 withParked.add(aggregate);
                 if (drainable) {
@@ -283,8 +284,12 @@ final class InboxBatch {
         for (ParkedRun.Settled settled : drain.settled()) {
             states.settled(settled);
             if (settled.applied().kind() == Applied.Kind.FAILED) {
-                LOG.warnf("%s/%s: parked sequence %d failed when unparked, the stream waits at it: %s", consumer,
-                        aggregate, settled.parked().sequence(), settled.applied().detail());
+                Parked parked = settled.parked();
+                try (LogContext ignored = LogContext.of(consumer, parked.messageId(), null,
+                        TraceParent.traceId(parked.traceparent()))) {
+                    LOG.warnf("%s/%s: parked sequence %d failed when unparked, the stream waits at it: %s", consumer,
+                            aggregate, parked.sequence(), settled.applied().detail());
+                }
             }
         }
         return drain.reached();

@@ -357,15 +357,17 @@ public class InboxRepository implements PanacheRepositoryBase<InboxMessage, Long
     /** The parked events of a locked stream, lowest sequence first (the earliest received first among equals). */
     public List<ParkedRun.Parked> parked(String consumer, String aggregateId) {
         return session().doReturningWork(connection -> {
-            try (PreparedStatement ps = connection.prepareStatement("select id, message_id, sequence_number, body"
-                    + " from inbox_messages where consumer_name = ? and aggregate_id = ? and status = 'PARKED'"
+            try (PreparedStatement ps = connection.prepareStatement("select id, message_id, sequence_number, body,"
+                    + " traceparent from inbox_messages"
+                    + " where consumer_name = ? and aggregate_id = ? and status = 'PARKED'"
                     + " order by sequence_number, id")) {
                 ps.setString(1, consumer);
                 ps.setString(2, aggregateId);
                 List<ParkedRun.Parked> parked = new ArrayList<>();
                 try (ResultSet rs = ps.executeQuery()) {
                     while (rs.next()) {
-                        parked.add(new ParkedRun.Parked(rs.getLong(1), rs.getString(2), rs.getLong(3), rs.getString(4)));
+                        parked.add(new ParkedRun.Parked(rs.getLong(1), rs.getString(2), rs.getLong(3), rs.getString(4),
+                                rs.getString(5)));
                     }
                 }
                 return parked;

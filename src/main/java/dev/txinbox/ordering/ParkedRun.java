@@ -15,8 +15,11 @@ import java.util.TreeSet;
  */
 public final class ParkedRun {
 
-    /** A parked event: its inbox row, its message id and sequence, and its body (to apply it). */
-    public record Parked(long id, String messageId, long sequence, String body) {
+    /**
+     * A parked event: its inbox row, its message id and sequence, its body (to apply it), and the traceparent kept
+     * with its row (null if untraced), for the log lines about it.
+     */
+    public record Parked(long id, String messageId, long sequence, String body, String traceparent) {
     }
 
     /** What became of a parked event the drain reached. */

@@ -19,7 +19,10 @@ import jakarta.inject.Inject;
 
 import org.junit.jupiter.api.Test;
 
+import com.fasterxml.jackson.databind.JsonNode;
+
 import dev.txinbox.config.TxinboxConfig;
+import dev.txinbox.support.JsonLogLines;
 import dev.txinbox.support.LedgerConsumer;
 import dev.txinbox.support.ServiceTest;
 import dev.txinbox.support.Settings;
@@ -235,10 +238,20 @@ class InboxBatchTest extends ServiceTest {
     void aThrowingParkedSuccessorLeavesItsGapFillerCommitted() {
         String group = unique("ord"), one = unique("s1"), two = unique("s2"), three = unique("s3");
         // Sequence 2 arrives first and parks; it will throw the first time it is applied.
-        assertEquals(Outcome.PARKED, inbox.receive(message(group, ledger(two, group, 2L, "{\"failTimes\":1}")), RETRY)
-                .outcome());
+        String traceId = "7a1b2c3d4e5f60718293a4b5c6d7e8f9";
+        IncomingMessage parked = new IncomingMessage(LedgerConsumer.CONSUMER, ledger(two, group, 2L,
+                "{\"failTimes\":1}"), null, new MessageSource("ledger.fifo", unique("sqs"), group, null, 1,
+                        "00-" + traceId + "-0102030405060708-01"));
+        assertEquals(Outcome.PARKED, inbox.receive(parked, RETRY).outcome());
         // Sequence 1 fills the gap; draining 2 throws. Only 2's work is undone: 1 stands.
-        assertEquals(Outcome.PROCESSED, inbox.receive(message(group, ledger(one, group, 1L, "{}")), RETRY).outcome());
+        try (JsonLogLines lines = JsonLogLines.of(InboxBatch.class)) {
+            assertEquals(Outcome.PROCESSED, inbox.receive(message(group, ledger(one, group, 1L, "{}")), RETRY)
+                    .outcome());
+            // The warning is about 2, whose message is long gone: its event id and its row's trace id name it.
+            JsonNode mdc = lines.first("failed when unparked", group).path("mdc");
+            assertEquals(two, mdc.path("eventId").asText(), mdc.toString());
+            assertEquals(traceId, mdc.path("traceId").asText(), mdc.toString());
+        }
         assertEquals("PROCESSED", db.inboxStatus(LedgerConsumer.CONSUMER, one));
         assertEquals(List.of(one), ledgerEvents(one, two, three));
         assertEquals("PARKED", db.inboxStatus(LedgerConsumer.CONSUMER, two));

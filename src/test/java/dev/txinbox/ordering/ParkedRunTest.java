@@ -18,7 +18,7 @@ class ParkedRunTest {
     private final List<Long> applied = new ArrayList<>();
 
     private static Parked parked(long id, long sequence) {
-        return new Parked(id, "evt-" + id, sequence, "{}");
+        return new Parked(id, "evt-" + id, sequence, "{}", null);
     }
 
     /** Drains the run from {@code last} as the inbox does: applies what the drain hands out, says how it went. */
