@@ -88,7 +88,7 @@ public class Inbox {
      * back as {@link Outcome#RETRIED} (transient, attempt recorded; a database outage; or held back behind
      * a failed message of the same group) or {@link Outcome#DEAD_LETTERED} (permanent, or out of attempts;
      * not yet recorded as DEAD: the transport first copies the message to its dead-letter queue, then
-     * calls {@link #recordDeadLetter}).
+     * records the result's {@link DeadLetter}).
      */
     public List<InboxResult> receive(List<IncomingMessage> messages, TxinboxConfig.Retry retry, Timing timing) {
         InboxResult[] results = new InboxResult[messages.size()];
@@ -97,13 +97,14 @@ public class Inbox {
         for (int i = 0; i < messages.size(); i++) {
             IncomingMessage message = messages.get(i);
             handler = handler(message.consumer());
+            InboxEvent event = null;
             try {
-                InboxEvent event = parser.parse(message.body(), message.eventIdAttribute());
+                event = parser.parse(message.body(), message.eventIdAttribute());
                 handler.validate(event);
                 entries.add(new InboxBatch.Entry(i, message, event));
             } catch (InvalidMessageException e) {
-                results[i] = InboxResult.of(Outcome.DEAD_LETTERED,
-                        parser.eventIdOf(message.body(), message.eventIdAttribute()), e.getMessage());
+                results[i] = deadLettered(message, event, event != null ? event.eventId()
+                        : parser.eventIdOf(message.body(), message.eventIdAttribute()), e.getMessage(), 0);
             }
         }
         if (!entries.isEmpty()) {
@@ -239,7 +240,7 @@ public class Inbox {
         String error = failurePolicy.describe(failure);
         switch (FailureDecision.ofFailedMessage(failurePolicy.classify(failure))) {
             case DEAD_LETTER -> {
-                return InboxResult.of(Outcome.DEAD_LETTERED, event.eventId(), error);
+                return deadLettered(message, event, event.eventId(), error, 0);
             }
             case WAIT_FOR_DATABASE -> {
                 return InboxResult.outage(event.eventId(), error, FailurePolicy.OUTAGE_DELAY);
@@ -260,7 +261,7 @@ public class Inbox {
             String both = error + "; recording the attempt failed too: " + failurePolicy.describe(e);
             return switch (FailureDecision.whenRecordingFailed(failurePolicy.classify(e))) {
                 case WAIT_FOR_DATABASE -> InboxResult.outage(event.eventId(), both, FailurePolicy.OUTAGE_DELAY);
-                case DEAD_LETTER -> InboxResult.of(Outcome.DEAD_LETTERED, event.eventId(), both);
+                case DEAD_LETTER -> deadLettered(message, event, event.eventId(), both, 0);
                 default -> InboxResult.retry(event.eventId(), both, 0, FailurePolicy.OUTAGE_DELAY);
             };
         }
@@ -268,20 +269,18 @@ public class Inbox {
             return InboxResult.of(Outcome.DUPLICATE, event.eventId(), "processed by another delivery meanwhile");
         }
         return FailureDecision.afterAttempt(attempts.get(), retry.maxAttempts()) == FailureDecision.Fate.DEAD_LETTER
-                ? InboxResult.deadLettered(event.eventId(), error, attempts.get())
+                ? deadLettered(message, event, event.eventId(), error, attempts.get())
                 : InboxResult.retry(event.eventId(), error, attempts.get(), delay.get());
     }
 
     /**
-     * Records a dead-lettered message as DEAD, in its own transaction. A live row with the same id (a
-     * valid copy already processed) is left as it is. Call only after the copy is safe elsewhere.
+     * A message given up on: dead-lettered, with the DEAD row the transport records once the copy is safe.
+     * {@code event} is what parsed (null when the body did not); {@code attempts}, those failed so far.
      */
-    public void recordDeadLetter(IncomingMessage message, String eventId, String reason) {
-        String recordId = eventId != null ? eventId
-                : "unparsed:" + (message.source().messageId() != null ? message.source().messageId()
-                        : EventParser.rawHash(message.body()));
-        InboxEvent event = parsedOrNull(message);
-        QuarkusTransaction.requiringNew().run(() -> repository.recordDead(message, recordId, event, reason));
+    private InboxResult deadLettered(IncomingMessage message, InboxEvent event, String eventId, String error,
+            int attempts) {
+        return InboxResult.deadLettered(eventId, error, attempts,
+                DeadLetter.of(repository, message, event, eventId, error, attempts));
     }
 
     /**
@@ -342,8 +341,7 @@ public class Inbox {
             InboxResult result = receive(message, retry);
             if (result.outcome() == Outcome.DEAD_LETTERED) {
                 // Its copy is in the dead-letter queue already; record why it failed again.
-                recordDeadLetter(message, result.eventId() != null ? result.eventId() : messageId,
-                        "replay: " + result.detail());
+                result.deadLetter().replayed().record();
             }
             return result;
         });
@@ -352,14 +350,6 @@ public class Inbox {
     /** A round trip to the database; throws while it is unreachable. */
     public void ping() {
         QuarkusTransaction.requiringNew().run(repository::ping);
-    }
-
-    private InboxEvent parsedOrNull(IncomingMessage message) {
-        try {
-            return parser.parse(message.body(), message.eventIdAttribute());
-        } catch (InvalidMessageException e) {
-            return null;
-        }
     }
 
     private InboxHandler handler(String consumer) {

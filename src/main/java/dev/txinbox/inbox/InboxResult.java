@@ -16,31 +16,33 @@ import java.time.Duration;
  * @param heldBack   for {@link Outcome#RETRIED}: not processed at all, because an earlier message of its
  *                   group in the same batch failed; it goes back to the queue now, counting nothing, so
  *                   that it comes after the failed one's retry
+ * @param deadLetter for {@link Outcome#DEAD_LETTERED}: the reason and the DEAD row to record once the message's
+ *                   copy is in the dead-letter queue; null otherwise
  */
 public record InboxResult(Outcome outcome, String eventId, String detail, int attempts, Duration retryDelay,
-        boolean outage, boolean heldBack) {
+        boolean outage, boolean heldBack, DeadLetter deadLetter) {
 
     public static InboxResult of(Outcome outcome, String eventId, String detail) {
-        return new InboxResult(outcome, eventId, detail, 0, null, false, false);
+        return new InboxResult(outcome, eventId, detail, 0, null, false, false, null);
     }
 
     public static InboxResult retry(String eventId, String error, int attempts, Duration delay) {
-        return new InboxResult(Outcome.RETRIED, eventId, error, attempts, delay, false, false);
+        return new InboxResult(Outcome.RETRIED, eventId, error, attempts, delay, false, false, null);
     }
 
     public static InboxResult outage(String eventId, String error, Duration delay) {
-        return new InboxResult(Outcome.RETRIED, eventId, error, 0, delay, true, false);
+        return new InboxResult(Outcome.RETRIED, eventId, error, 0, delay, true, false, null);
     }
 
     public static InboxResult heldBack(String eventId, String detail) {
-        return new InboxResult(Outcome.RETRIED, eventId, detail, 0, Duration.ZERO, false, true);
+        return new InboxResult(Outcome.RETRIED, eventId, detail, 0, Duration.ZERO, false, true, null);
     }
 
-    static InboxResult deadLettered(String eventId, String detail, int attempts) {
-        return new InboxResult(Outcome.DEAD_LETTERED, eventId, detail, attempts, null, false, false);
+    static InboxResult deadLettered(String eventId, String detail, int attempts, DeadLetter deadLetter) {
+        return new InboxResult(Outcome.DEAD_LETTERED, eventId, detail, attempts, null, false, false, deadLetter);
     }
 
     static InboxResult settled(Outcome outcome, String eventId, String detail, int attempt) {
-        return new InboxResult(outcome, eventId, detail, attempt, null, false, false);
+        return new InboxResult(outcome, eventId, detail, attempt, null, false, false, null);
     }
 }

@@ -14,13 +14,14 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
 import java.util.function.Function;
 
 import org.jboss.logging.Logger;
+
+import dev.txinbox.messaging.sqs.CallsInFlight;
 
 /**
  * Hands items to worker threads in batches. A batch is whatever is ready when a worker comes for it, up
@@ -33,7 +34,8 @@ import org.jboss.logging.Logger;
  * <p>
  * {@link #submit} pushes back (returns an unfinished stage) once {@code maxInFlight} items are waiting
  * or being processed, so that the channel stops fetching instead of piling up messages whose visibility
- * clocks run.
+ * clocks run. The items waiting or being processed are counted in a {@link CallsInFlight}, which the stop
+ * waits on ({@link #shutdown}).
  */
 final class BatchDispatcher<T> {
 
@@ -53,7 +55,7 @@ final class BatchDispatcher<T> {
     /** Keys with waiting items and nothing in a batch, in the order they became ready. */
     private final Set<String> ready = new LinkedHashSet<>();
     private final Set<String> busy = new HashSet<>();
-    private int inFlight;
+    private final CallsInFlight inFlight = new CallsInFlight();
     private boolean stopping;
     private final Queue<CompletableFuture<Void>> rooms = new ConcurrentLinkedQueue<>();
 
@@ -82,8 +84,8 @@ final class BatchDispatcher<T> {
             if (!busy.contains(k)) {
                 ready.add(k);
             }
-            inFlight++;
-            full = inFlight >= maxInFlight;
+            inFlight.started();
+            full = inFlight.count() >= maxInFlight;
             changed.signal();
         } finally {
             lock.unlock();
@@ -100,12 +102,7 @@ final class BatchDispatcher<T> {
     }
 
     int inFlight() {
-        lock.lock();
-        try {
-            return inFlight;
-        } finally {
-            lock.unlock();
-        }
+        return inFlight.count();
     }
 
     boolean stopping() {
@@ -124,7 +121,7 @@ final class BatchDispatcher<T> {
             lock.lock();
             try {
                 while (ready.isEmpty()) {
-                    if (stopping && inFlight == 0) {
+                    if (stopping && inFlight.count() == 0) {
                         return;
                     }
                     changed.awaitUninterruptibly();
@@ -158,7 +155,7 @@ final class BatchDispatcher<T> {
                         ready.add(k);
                     }
                 }
-                inFlight -= batch.size();
+                inFlight.ended(batch.size());
                 changed.signalAll();
             } finally {
                 lock.unlock();
@@ -170,11 +167,11 @@ final class BatchDispatcher<T> {
     }
 
     /**
-     * Lets every item run to its end, then stops the threads. Items not started yet still run: the receiver
-     * is stopping, so they hand their message back at once, and only what is already processing takes time.
-     * (Dropping queued items left their messages invisible for a whole visibility timeout.)
+     * Lets every item run to its end (at most {@code grace}), then the threads end. Items not started yet still
+     * run: the receiver is stopping, so their batch leaves its messages to the stop's hand-back at once, and only
+     * what is already processing takes time. Returns whether every item ran.
      */
-    void shutdown(Duration grace) {
+    boolean shutdown(Duration grace) {
         lock.lock();
         try {
             stopping = true;
@@ -183,22 +180,19 @@ final class BatchDispatcher<T> {
             lock.unlock();
         }
         rooms.forEach(room -> room.complete(null));
-        long deadline = System.nanoTime() + grace.toNanos();
+        boolean done;
         try {
-            for (Thread worker : workers) {
-                long left = deadline - System.nanoTime();
-                if (left > 0) {
-                    worker.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(left)));
-                }
-            }
+            done = inFlight.awaitNone(grace);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+            done = false;
         }
-        int left = inFlight();
-        if (left > 0) {
-            LOG.warnf("consumer %s: %d messages still in flight after %s; they will be redelivered", name, left, grace);
+        if (!done) {
+            LOG.warnf("consumer %s: %d messages still in flight after %s; they will be redelivered", name, inFlight(),
+                    grace);
             workers.forEach(Thread::interrupt);
         }
+        return done;
     }
 
     private void wakeOne() {

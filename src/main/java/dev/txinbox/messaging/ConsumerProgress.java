@@ -5,6 +5,8 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 
+import dev.txinbox.messaging.sqs.SqsDelivery;
+
 /**
  * The facts about one consumer's loop that health and lag are made of: when it last took or finished
  * a message, the send time of the message it committed last, and what is in flight now.

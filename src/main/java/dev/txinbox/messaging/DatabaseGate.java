@@ -96,7 +96,7 @@ public class DatabaseGate {
         toOpen.complete(null);
     }
 
-    /** Lets waiting workers go (they then hand their messages back): the service is stopping. */
+    /** Lets waiting workers go (they then leave their batch to the stop's hand-back): the service is stopping. */
     @PreDestroy
     void shutdown() {
         prober.shutdownNow();

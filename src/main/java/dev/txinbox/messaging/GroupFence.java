@@ -10,6 +10,8 @@ import java.util.concurrent.ConcurrentHashMap;
 
 import jakarta.enterprise.context.ApplicationScoped;
 
+import dev.txinbox.messaging.sqs.SqsDelivery;
+
 /**
  * Keeps a failed message from being overtaken by later messages of its own group.
  *

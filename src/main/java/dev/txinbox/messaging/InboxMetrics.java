@@ -141,17 +141,6 @@ public class InboxMetrics {
                         .register(registry)));
     }
 
-    /**
-     * {@code txinbox_sqs_requests_total{call}} and {@code txinbox_sqs_request_messages_total{call}}: SQS
-     * bills per request, and messages per request says how well receives and deletes are batched.
-     */
-    public void sqsRequest(String call, int messages) {
-        Counter.builder("txinbox.sqs.requests").description("SQS requests txinbox made, by call")
-                .tag("call", call).register(registry).increment();
-        Counter.builder("txinbox.sqs.request.messages").description("Messages those SQS requests carried, by call")
-                .tag("call", call).register(registry).increment(messages);
-    }
-
     /** Messages released unprocessed so as not to overtake a failed message of their group. */
     public void heldBack(String consumer) {
         heldBackCounter(consumer).increment();

@@ -11,6 +11,7 @@ import org.jboss.logging.MDC;
 import dev.txinbox.inbox.InboxResult;
 import dev.txinbox.inbox.Outcome;
 import dev.txinbox.inbox.TraceParent;
+import dev.txinbox.messaging.sqs.SqsDelivery;
 import io.opentelemetry.api.OpenTelemetry;
 import io.opentelemetry.api.common.AttributeKey;
 import io.opentelemetry.api.common.Attributes;
@@ -37,8 +38,6 @@ import io.opentelemetry.context.propagation.TextMapPropagator;
 @ApplicationScoped
 public class MessageTracing {
 
-    /** The W3C header as an SQS message attribute, in and out (CONTRACT §1, §6). */
-    public static final String TRACEPARENT = "traceparent";
     /** The MDC keys of every log line about a message. */
     static final String MDC_CONSUMER = "consumer";
     static final String MDC_EVENT_ID = "eventId";
@@ -61,7 +60,7 @@ public class MessageTracing {
     private static final TextMapGetter<SqsDelivery> FROM_DELIVERY = new TextMapGetter<>() {
         @Override
         public Iterable<String> keys(SqsDelivery delivery) {
-            return List.of(TRACEPARENT, SqsDelivery.AWS_TRACE_HEADER);
+            return List.of(SqsDelivery.TRACEPARENT_ATTRIBUTE, SqsDelivery.AWS_TRACE_HEADER);
         }
 
         @Override
@@ -69,7 +68,7 @@ public class MessageTracing {
             if (delivery == null) {
                 return null;
             }
-            if (TRACEPARENT.equals(key)) {
+            if (SqsDelivery.TRACEPARENT_ATTRIBUTE.equals(key)) {
                 return delivery.traceparent();
             }
             // The X-Ray propagator asks for its HTTP header name; SQS carries the same value as a system attribute.

@@ -15,7 +15,7 @@ import dev.txinbox.config.TxinboxConfig;
 import dev.txinbox.inbox.InboxStatus;
 import dev.txinbox.messaging.ConsumerProgress;
 import dev.txinbox.messaging.SqsInboxReceiver;
-import dev.txinbox.messaging.SqsQueues;
+import dev.txinbox.messaging.sqs.SqsQueues;
 import io.quarkus.scheduler.Scheduled;
 
 /**

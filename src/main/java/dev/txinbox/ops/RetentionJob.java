@@ -17,7 +17,7 @@ import org.jboss.logging.Logger;
 import dev.txinbox.config.TxinboxConfig;
 import dev.txinbox.inbox.InboxRepository;
 import dev.txinbox.inbox.InboxStatus;
-import dev.txinbox.messaging.SqsQueues;
+import dev.txinbox.messaging.sqs.SqsQueues;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.narayana.jta.QuarkusTransaction;

@@ -130,6 +130,28 @@ class FailurePathTest extends ServiceTest {
         assertTrue(attribute(awaitMessage("ledger-dlq.fifo", m -> m.body().contains(event)), "txinbox-error").contains("unknown event type"));
     }
 
+    @Test
+    void anEventItsHandlerRefusesIsRecordedDeadWithWhatParsedAndItsReason() {
+        String group = unique("grp"), event = unique("evt");
+        String refused = "{\"eventId\":\"" + event + "\",\"type\":\"NOT_A_LEDGER_TYPE\",\"aggregateId\":\"" + group
+                + "\",\"sequence\":7,\"payload\":{}}";
+        String sqsId = queues.send("ledger.fifo", group, refused);
+
+        eventually().until(() -> "DEAD".equals(db.inboxStatus(LEDGER, event)));
+        Message copy = awaitDeadLetter("ledger-dlq.fifo", sqsId);
+        assertEquals("invalid message", attribute(copy, "txinbox-reason"));
+        // The row holds what the inbox parsed when it decided: the body parsed, only the handler refused it.
+        Map<String, Object> row = db.row("select event_type, aggregate_id, sequence_number, error_text, source_message_id"
+                + " from inbox_messages where message_id = ?", event);
+        assertEquals("NOT_A_LEDGER_TYPE", row.get("event_type"));
+        assertEquals(group, row.get("aggregate_id"));
+        assertEquals(7L, ((Number) row.get("sequence_number")).longValue());
+        assertEquals(sqsId, row.get("source_message_id"));
+        assertTrue(((String) row.get("error_text")).startsWith("invalid message: unknown event type 'NOT_A_LEDGER_TYPE'"),
+                (String) row.get("error_text"));
+        eventually().until(() -> queues.depth("ledger.fifo") == 0);
+    }
+
     private List<Object> appliedIn(String group) {
         return db.rows("select event_id from ledger_entries where group_key = ? order by id", group).stream()
                 .map(r -> r.get("event_id")).toList();

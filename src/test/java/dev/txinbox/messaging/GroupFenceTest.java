@@ -11,6 +11,7 @@ import java.time.ZoneOffset;
 
 import org.junit.jupiter.api.Test;
 
+import dev.txinbox.messaging.sqs.SqsDelivery;
 import software.amazon.awssdk.services.sqs.model.Message;
 
 /**

@@ -20,7 +20,7 @@ import jakarta.inject.Inject;
 
 import org.junit.jupiter.api.Test;
 
-import dev.txinbox.messaging.SqsQueues;
+import dev.txinbox.messaging.sqs.SqsQueues;
 
 import dev.txinbox.support.Metrics;
 import dev.txinbox.support.ServiceTest;

@@ -15,9 +15,9 @@ import org.eclipse.microprofile.health.Liveness;
 import dev.txinbox.config.TxinboxConfig;
 import dev.txinbox.messaging.ConsumerProgress;
 import dev.txinbox.messaging.DatabaseGate;
-import dev.txinbox.messaging.SqsConnectivity;
 import dev.txinbox.messaging.SqsInboxReceiver;
-import dev.txinbox.messaging.SqsQueues;
+import dev.txinbox.messaging.sqs.SqsConnectivity;
+import dev.txinbox.messaging.sqs.SqsQueues;
 
 /**
  * Liveness {@code consumer-loop}: DOWN when the receive loop has made no progress, neither a poll nor

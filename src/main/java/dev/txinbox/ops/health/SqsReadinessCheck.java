@@ -7,7 +7,7 @@ import org.eclipse.microprofile.health.HealthCheckResponse;
 import org.eclipse.microprofile.health.HealthCheckResponseBuilder;
 import org.eclipse.microprofile.health.Readiness;
 
-import dev.txinbox.messaging.SqsConnectivity;
+import dev.txinbox.messaging.sqs.SqsConnectivity;
 import dev.txinbox.ops.InboxStatistics;
 
 /**

@@ -1,4 +1,4 @@
-package dev.txinbox.messaging;
+package dev.txinbox.messaging.sqs;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;

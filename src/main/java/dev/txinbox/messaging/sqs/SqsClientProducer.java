@@ -1,4 +1,4 @@
-package dev.txinbox.messaging;
+package dev.txinbox.messaging.sqs;
 
 import jakarta.annotation.Priority;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -9,6 +9,7 @@ import jakarta.enterprise.inject.spi.Bean;
 import jakarta.enterprise.inject.spi.BeanManager;
 import jakarta.inject.Singleton;
 
+import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.arc.ClientProxy;
 import software.amazon.awssdk.services.sqs.SqsAsyncClient;
 
@@ -27,7 +28,7 @@ public class SqsClientProducer {
     @Singleton
     @Alternative
     @Priority(1)
-    SqsAsyncClient resilientSqsClient(BeanManager beans, SqsConnectivity connectivity, InboxMetrics metrics,
+    SqsAsyncClient resilientSqsClient(BeanManager beans, SqsConnectivity connectivity, MeterRegistry registry,
             ReceivedMessages received) {
         for (Bean<?> bean : beans.getBeans(SqsAsyncClient.class, Any.Literal.INSTANCE)) {
             if (!bean.getBeanClass().equals(SqsClientProducer.class)) {
@@ -37,7 +38,7 @@ public class SqsClientProducer {
                 // context at shutdown (a backoff ends, a late receive returns), and a proxy called then makes
                 // a fresh bean, one that has never heard of the stop and would let the connector poll on.
                 return new ResilientSqsClient(extensionClient, ClientProxy.unwrap(connectivity),
-                        ClientProxy.unwrap(metrics), ClientProxy.unwrap(received));
+                        ClientProxy.unwrap(registry), ClientProxy.unwrap(received));
             }
         }
         throw new IllegalStateException("the Quarkus SQS extension provides no SqsAsyncClient");

@@ -1,4 +1,4 @@
-package dev.txinbox.messaging;
+package dev.txinbox.messaging.sqs;
 
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;

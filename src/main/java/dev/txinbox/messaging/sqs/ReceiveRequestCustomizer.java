@@ -1,4 +1,4 @@
-package dev.txinbox.messaging;
+package dev.txinbox.messaging.sqs;
 
 import java.util.List;
 
@@ -30,6 +30,6 @@ public class ReceiveRequestCustomizer implements SqsReceiveMessageRequestCustomi
     @Override
     public void customize(ReceiveMessageRequest.Builder builder) {
         builder.messageSystemAttributeNames(MessageSystemAttributeName.ALL)
-                .messageAttributeNames(List.of(SqsDelivery.EVENT_ID_ATTRIBUTE, MessageTracing.TRACEPARENT));
+                .messageAttributeNames(List.of(SqsDelivery.EVENT_ID_ATTRIBUTE, SqsDelivery.TRACEPARENT_ATTRIBUTE));
     }
 }

@@ -1,4 +1,4 @@
-package dev.txinbox.messaging;
+package dev.txinbox.messaging.sqs;
 
 import java.time.Duration;
 import java.time.Instant;
@@ -69,7 +69,7 @@ public class SqsConnectivity {
      * From now on no receive asks SQS for messages, and messages that a receive already in flight brings
      * back are handed back to the queue (see {@link ResilientSqsClient}): the service is stopping.
      */
-    synchronized void stopReceiving() {
+    public synchronized void stopReceiving() {
         receiving = false;
     }
 
@@ -90,7 +90,7 @@ public class SqsConnectivity {
      * under a long poll: a poll cut off there may already have taken messages, which SQS would then keep
      * invisible for a whole visibility timeout.
      */
-    boolean awaitNoReceives(Duration timeout) throws InterruptedException {
+    public boolean awaitNoReceives(Duration timeout) throws InterruptedException {
         return receives.awaitNone(timeout);
     }
 

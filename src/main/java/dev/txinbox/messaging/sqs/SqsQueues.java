@@ -1,4 +1,4 @@
-package dev.txinbox.messaging;
+package dev.txinbox.messaging.sqs;
 
 import java.time.Duration;
 import java.util.HashMap;
@@ -23,7 +23,7 @@ import software.amazon.awssdk.services.sqs.model.QueueAttributeName;
 
 /**
  * Queues as txinbox knows them: their URLs, their depth and retention (for health and start-up checks),
- * and the operator's redrive from a dead-letter queue. Settling messages is {@link Settlement}'s.
+ * and the operator's redrive from a dead-letter queue. Settling messages is {@link SettlementCalls}'s.
  */
 @ApplicationScoped
 public class SqsQueues {
@@ -166,7 +166,7 @@ public class SqsQueues {
      * one that came later logged a netty ERROR and held the stop for 10 s (seen when SQS was unreachable).
      * Returns whether none was left.
      */
-    boolean close(Duration timeout) throws InterruptedException {
+    public boolean close(Duration timeout) throws InterruptedException {
         synchronized (this) {
             closed = true;
         }
@@ -188,7 +188,7 @@ public class SqsQueues {
         }
     }
 
-    static String rootMessage(Throwable e) {
+    public static String rootMessage(Throwable e) {
         Throwable root = e;
         while (root.getCause() != null && root.getCause() != root) {
             root = root.getCause();

@@ -1,4 +1,4 @@
-package dev.txinbox.messaging;
+package dev.txinbox.messaging.sqs;
 
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
@@ -6,6 +6,8 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
 import software.amazon.awssdk.core.exception.SdkClientException;
 import software.amazon.awssdk.services.sqs.SqsAsyncClient;
 import software.amazon.awssdk.services.sqs.SqsServiceClientConfiguration;
@@ -44,15 +46,15 @@ final class ResilientSqsClient implements SqsAsyncClient {
 
     private final SqsAsyncClient delegate;
     private final SqsConnectivity connectivity;
-    private final InboxMetrics metrics;
+    private final MeterRegistry registry;
     private final ReceivedMessages received;
 
-    ResilientSqsClient(SqsAsyncClient delegate, SqsConnectivity connectivity, InboxMetrics metrics,
+    ResilientSqsClient(SqsAsyncClient delegate, SqsConnectivity connectivity, MeterRegistry registry,
             ReceivedMessages received) {
         this.delegate = delegate;
         this.received = received;
         this.connectivity = connectivity;
-        this.metrics = metrics;
+        this.registry = registry;
     }
 
     @Override
@@ -78,7 +80,7 @@ final class ResilientSqsClient implements SqsAsyncClient {
             try {
                 if (failure == null) {
                     connectivity.succeeded();
-                    metrics.sqsRequest("receive", response.messages().size());
+                    counted("receive", response.messages().size());
                     received.received(request.queueUrl(), response.messages());
                     if (!connectivity.receiving()) {
                         // Returned while the service stops: the connector would drop these; the receiver's
@@ -112,45 +114,45 @@ final class ResilientSqsClient implements SqsAsyncClient {
 
     @Override
     public CompletableFuture<DeleteMessageResponse> deleteMessage(DeleteMessageRequest request) {
-        metrics.sqsRequest("delete", 1);
+        counted("delete", 1);
         return delegate.deleteMessage(request);
     }
 
     @Override
     public CompletableFuture<DeleteMessageBatchResponse> deleteMessageBatch(DeleteMessageBatchRequest request) {
-        metrics.sqsRequest("delete_batch", request.entries().size());
+        counted("delete_batch", request.entries().size());
         return delegate.deleteMessageBatch(request);
     }
 
     @Override
     public CompletableFuture<ChangeMessageVisibilityResponse> changeMessageVisibility(
             ChangeMessageVisibilityRequest request) {
-        metrics.sqsRequest("change_visibility", 1);
+        counted("change_visibility", 1);
         return delegate.changeMessageVisibility(request);
     }
 
     @Override
     public CompletableFuture<ChangeMessageVisibilityBatchResponse> changeMessageVisibilityBatch(
             ChangeMessageVisibilityBatchRequest request) {
-        metrics.sqsRequest("change_visibility_batch", request.entries().size());
+        counted("change_visibility_batch", request.entries().size());
         return delegate.changeMessageVisibilityBatch(request);
     }
 
     @Override
     public CompletableFuture<SendMessageResponse> sendMessage(SendMessageRequest request) {
-        metrics.sqsRequest("send", 1);
+        counted("send", 1);
         return delegate.sendMessage(request);
     }
 
     @Override
     public CompletableFuture<SendMessageBatchResponse> sendMessageBatch(SendMessageBatchRequest request) {
-        metrics.sqsRequest("send_batch", request.entries().size());
+        counted("send_batch", request.entries().size());
         return delegate.sendMessageBatch(request);
     }
 
     @Override
     public CompletableFuture<GetQueueAttributesResponse> getQueueAttributes(GetQueueAttributesRequest request) {
-        metrics.sqsRequest("get_queue_attributes", 0);
+        counted("get_queue_attributes", 0);
         return delegate.getQueueAttributes(request);
     }
 
@@ -188,6 +190,17 @@ final class ResilientSqsClient implements SqsAsyncClient {
     private CompletableFuture<ReceiveMessageResponse> nothingAfter(Duration backoff) {
         return CompletableFuture.supplyAsync(() -> connectivity.receiving(), after(backoff))
                 .thenCompose(receiving -> receiving ? CompletableFuture.completedFuture(NOTHING) : stopped());
+    }
+
+    /**
+     * {@code txinbox_sqs_requests_total{call}} and {@code txinbox_sqs_request_messages_total{call}}: SQS
+     * bills per request, and messages per request says how well receives and deletes are batched.
+     */
+    private void counted(String call, int messages) {
+        Counter.builder("txinbox.sqs.requests").description("SQS requests txinbox made, by call")
+                .tag("call", call).register(registry).increment();
+        Counter.builder("txinbox.sqs.request.messages").description("Messages those SQS requests carried, by call")
+                .tag("call", call).register(registry).increment(messages);
     }
 
     private static Executor after(Duration delay) {

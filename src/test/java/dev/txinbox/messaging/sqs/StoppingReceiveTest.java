@@ -1,4 +1,4 @@
-package dev.txinbox.messaging;
+package dev.txinbox.messaging.sqs;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -68,7 +68,7 @@ class StoppingReceiveTest {
                 .overrideConfiguration(c -> c.retryStrategy(AwsRetryStrategy.doNotRetry())).build();
         connectivity = new SqsConnectivity();
         received = new ReceivedMessages();
-        client = new ResilientSqsClient(sdk, connectivity, new InboxMetrics(new SimpleMeterRegistry()), received);
+        client = new ResilientSqsClient(sdk, connectivity, new SimpleMeterRegistry(), received);
     }
 
     @AfterEach
@@ -109,15 +109,28 @@ class StoppingReceiveTest {
         List<Message> fetched = client.receiveMessage(r -> r.queueUrl(queues.url(QUEUE)).maxNumberOfMessages(10)
                 .waitTimeSeconds(1)).get(10, TimeUnit.SECONDS).messages();
         assertEquals(3, fetched.size());
-        received.taken(fetched.get(0).receiptHandle()); // reached txinbox, which settles it itself
+        received.started(SqsDelivery.of(QUEUE, fetched.get(0))); // its batch began: the batch settles it
 
         connectivity.stopReceiving();
         assertEquals(2, received.handBack(sdk).get(5, TimeUnit.SECONDS));
 
         List<String> again = receiveWithin(Duration.ofSeconds(2)).stream().map(Message::body).sorted().toList();
         assertEquals(fetched.subList(1, 3).stream().map(Message::body).sorted().toList(), again,
-                "the two left in the buffer are visible again at once; the taken one is not");
+                "the two left in the buffer are visible again at once; the one being processed is not");
         assertEquals(0, received.waiting());
+    }
+
+    @Test
+    void aMessageTakenFromTheChannelWhoseBatchNoWorkerBeganGoesBackAtTheStop() throws Exception {
+        queues.send(QUEUE, "order-a", "{\"queued\":\"behind its group\"}");
+        List<Message> fetched = client.receiveMessage(r -> r.queueUrl(queues.url(QUEUE)).maxNumberOfMessages(10)
+                .waitTimeSeconds(1)).get(10, TimeUnit.SECONDS).messages();
+        assertEquals(1, fetched.size());
+        received.taken(fetched.get(0).receiptHandle()); // queued in a dispatcher; no worker has begun its batch
+
+        connectivity.stopReceiving();
+        assertEquals(1, received.handBack(sdk).get(5, TimeUnit.SECONDS));
+        assertEquals(1, receiveWithin(Duration.ofSeconds(2)).size(), "visible again at once");
     }
 
     @Test

@@ -1,4 +1,4 @@
-package dev.txinbox.messaging;
+package dev.txinbox.messaging.sqs;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -15,11 +15,12 @@ import software.amazon.awssdk.services.sqs.model.ChangeMessageVisibilityBatchReq
 import software.amazon.awssdk.services.sqs.model.Message;
 
 /**
- * Messages a receive brought back that have not reached txinbox yet: they wait in the connector's
- * buffer, or in a long poll that returned while the service was stopping. On shutdown the connector
- * drops its buffer, and SQS would keep those messages invisible for a whole visibility timeout, with
- * nobody working on them; the receiver hands them back to their queue instead (found by the chaos
- * suite's SIGTERM scenario).
+ * Messages a receive brought back that txinbox has not begun to process: they wait in the connector's buffer,
+ * in a long poll that returned while the service was stopping, or behind their group in a dispatcher; or the
+ * channel delivered them while the service was stopping, and the receiver did not take them. On shutdown the
+ * connector drops its buffer, and SQS would keep those messages invisible for a whole visibility timeout, with
+ * nobody working on them; the stop hands them back to their queue instead (found by the chaos suite's SIGTERM
+ * scenario). A message leaves this list when a worker begins its batch.
  */
 @ApplicationScoped
 public class ReceivedMessages {
@@ -38,13 +39,18 @@ public class ReceivedMessages {
         }
     }
 
-    /** txinbox took the message; how long it waited in the connector's buffer (0 if it was never noted). */
-    long taken(String receiptHandle) {
-        Waiting was = waiting.remove(receiptHandle);
+    /** txinbox took the message from the channel; how long it waited in the connector's buffer (0 if never noted). */
+    public long taken(String receiptHandle) {
+        Waiting was = waiting.get(receiptHandle);
         return was == null ? 0 : System.nanoTime() - was.receivedAtNanos();
     }
 
-    int waiting() {
+    /** A worker begins the message's batch: from here on it is settled, not handed back. */
+    public void started(SqsDelivery delivery) {
+        waiting.remove(delivery.receiptHandle());
+    }
+
+    public int waiting() {
         return waiting.size();
     }
 
