@@ -6,9 +6,9 @@ import java.util.List;
 import jakarta.enterprise.context.ApplicationScoped;
 
 import org.eclipse.microprofile.config.inject.ConfigProperty;
-import org.jboss.logging.MDC;
 
 import dev.txinbox.inbox.InboxResult;
+import dev.txinbox.inbox.LogContext;
 import dev.txinbox.inbox.Outcome;
 import dev.txinbox.inbox.TraceParent;
 import dev.txinbox.messaging.sqs.SqsDelivery;
@@ -38,11 +38,6 @@ import io.opentelemetry.context.propagation.TextMapPropagator;
 @ApplicationScoped
 public class MessageTracing {
 
-    /** The MDC keys of every log line about a message. */
-    static final String MDC_CONSUMER = "consumer";
-    static final String MDC_EVENT_ID = "eventId";
-    static final String MDC_MESSAGE_ID = "sqsMessageId";
-    static final String MDC_TRACE_ID = "traceId";
 
     static final AttributeKey<String> CONSUMER = AttributeKey.stringKey("txinbox.consumer");
     static final AttributeKey<String> EVENT_ID = AttributeKey.stringKey("txinbox.event_id");
@@ -203,27 +198,9 @@ public class MessageTracing {
         span.end();
     }
 
-    /** Puts a message's identity in the MDC: every line logged until {@link #clearMdc} carries it. */
+    /** Puts a message's identity in the MDC: every line logged until {@link LogContext#clear} carries it. */
     static void putMdc(String consumer, SqsDelivery delivery, String eventId, Traced traced) {
-        MDC.put(MDC_CONSUMER, consumer);
-        MDC.put(MDC_MESSAGE_ID, delivery.messageId());
-        if (eventId != null) {
-            MDC.put(MDC_EVENT_ID, eventId);
-        } else {
-            MDC.remove(MDC_EVENT_ID);
-        }
-        if (traced != null && traced.traceId() != null) {
-            MDC.put(MDC_TRACE_ID, traced.traceId());
-        } else {
-            MDC.remove(MDC_TRACE_ID);
-        }
-    }
-
-    static void clearMdc() {
-        MDC.remove(MDC_CONSUMER);
-        MDC.remove(MDC_MESSAGE_ID);
-        MDC.remove(MDC_EVENT_ID);
-        MDC.remove(MDC_TRACE_ID);
+        LogContext.of(consumer, eventId, delivery.messageId(), traced == null ? null : traced.traceId());
     }
 
     /** W3C {@code traceparent} of a span context: version 00, trace id, span id, flags. */

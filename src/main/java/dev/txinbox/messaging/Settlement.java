@@ -14,7 +14,9 @@ import dev.txinbox.config.TxinboxConfig;
 import dev.txinbox.inbox.DeadLetter;
 import dev.txinbox.inbox.FailurePolicy;
 import dev.txinbox.inbox.InboxResult;
+import dev.txinbox.inbox.LogContext;
 import dev.txinbox.inbox.Outcome;
+import dev.txinbox.inbox.TraceParent;
 import dev.txinbox.messaging.sqs.SettlementCalls;
 import dev.txinbox.messaging.sqs.SqsDelivery;
 
@@ -68,7 +70,7 @@ public class Settlement {
                         heldBack, retries);
             }
         } finally {
-            MessageTracing.clearMdc();
+            LogContext.clear();
         }
         calls.delete(deletes, new Reply(consumer, "delete", committedAtNanos));
         calls.release(heldBack, Duration.ZERO, new Reply(consumer, "release", committedAtNanos));
@@ -173,8 +175,12 @@ public class Settlement {
         @Override
         public void refused(SqsDelivery delivery, String why) {
             metrics.ackFailed(consumer);
-            LOG.warnf("could not %s message %s in %s (%s); it comes back after its visibility timeout and is"
-                    + " recognised then", what, delivery.messageId(), delivery.queue(), why);
+            // On the SDK's callback thread: the message's identity is put here, for this line.
+            try (LogContext ignored = LogContext.of(consumer, delivery.eventIdAttribute(), delivery.messageId(),
+                    TraceParent.traceId(delivery.traceparent()))) {
+                LOG.warnf("could not %s message %s in %s (%s); it comes back after its visibility timeout and is"
+                        + " recognised then", what, delivery.messageId(), delivery.queue(), why);
+            }
         }
     }
 }
