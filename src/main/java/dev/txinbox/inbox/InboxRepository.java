@@ -75,8 +75,8 @@ public class InboxRepository implements PanacheRepositoryBase<InboxMessage, Long
      * The batch claim: every new event id of a batch in one statement, in message-id order (so that two
      * batches claiming overlapping ids take the unique index's locks in the same order and never deadlock).
      * DO NOTHING on conflict: an id that exists is a duplicate, a conflict, or a FAILED/DEAD row to take
-     * over, and {@link #claim} settles that per message, inside the message's savepoint, where a failure
-     * rolls the takeover back with everything else the message did.
+     * over, and {@link #claim} settles that per message, in the batch's transaction: a pass that fails rolls the
+     * takeover back with everything else it did.
      */
     private static final String CLAIM_NEW = """
             insert into inbox_messages (consumer_name, message_id, status, event_type, aggregate_id,
