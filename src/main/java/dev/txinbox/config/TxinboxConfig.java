@@ -3,6 +3,7 @@ package dev.txinbox.config;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
 
 import jakarta.validation.constraints.AssertTrue;
 import jakarta.validation.constraints.Max;
@@ -26,9 +27,23 @@ import io.smallrye.config.WithDefault;
 @ConfigMapping(prefix = "txinbox")
 public interface TxinboxConfig {
 
-    /** The consumers by name; each needs an {@code InboxHandler} and a channel of the same name. */
+    /**
+     * The consumers by name, those switched off included; each needs an {@code InboxHandler} and a channel of the
+     * same name. Everything that runs, watches or counts a consumer asks {@link #runningConsumers()}.
+     */
     @NotEmpty(message = "has no consumer: set txinbox.consumers.<name>.queue and .dlq")
     Map<String, Consumer> consumers();
+
+    /** The consumers that run: all but those switched off ({@code txinbox.consumers.<name>.enabled=false}). */
+    default Map<String, Consumer> runningConsumers() {
+        Map<String, Consumer> running = new TreeMap<>();
+        consumers().forEach((name, consumer) -> {
+            if (consumer.enabled()) {
+                running.put(name, consumer);
+            }
+        });
+        return running;
+    }
 
     Inbox inbox();
 
@@ -43,6 +58,13 @@ public interface TxinboxConfig {
     Outbox outbox();
 
     interface Consumer {
+
+        /**
+         * Whether the consumer runs. One switched off has no channel (its {@code mp.messaging.incoming.<name>.enabled}
+         * follows this setting), no health entry, no metrics and no console page; its rows, if any, stay.
+         */
+        @WithDefault("true")
+        boolean enabled();
 
         /** Source queue name (the channel's {@code queue}). */
         @NotBlank

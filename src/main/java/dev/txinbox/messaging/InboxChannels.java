@@ -20,6 +20,9 @@ public class InboxChannels {
     /** The channel of the shipped orders consumer; its handler names the same consumer. */
     static final String ORDERS = "orders";
 
+    /** The channel of the notifications consumer, downstream of the orders' outbox; switched off by default. */
+    static final String NOTIFICATIONS = "notifications";
+
     private final SqsInboxReceiver receiver;
 
     public InboxChannels(SqsInboxReceiver receiver) {
@@ -29,5 +32,10 @@ public class InboxChannels {
     @Incoming(ORDERS)
     public CompletionStage<Void> orders(Message<String> message) {
         return receiver.accept(ORDERS, message);
+    }
+
+    @Incoming(NOTIFICATIONS)
+    public CompletionStage<Void> notifications(Message<String> message) {
+        return receiver.accept(NOTIFICATIONS, message);
     }
 }

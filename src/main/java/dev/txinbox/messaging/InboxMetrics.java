@@ -59,7 +59,7 @@ public class InboxMetrics {
      * alerts need a series before the first message of each outcome.
      */
     void registerCounters(@Observes StartupEvent started, TxinboxConfig config) {
-        for (String consumer : config.consumers().keySet()) {
+        for (String consumer : config.runningConsumers().keySet()) {
             for (Outcome outcome : Outcome.values()) {
                 meters(consumer, outcome);
             }

@@ -95,7 +95,7 @@ public class SqsInboxReceiver {
     }
 
     private TxinboxConfig.Consumer settings(String consumer) {
-        TxinboxConfig.Consumer settings = config.consumers().get(consumer);
+        TxinboxConfig.Consumer settings = config.runningConsumers().get(consumer);
         if (settings == null) {
             throw new IllegalStateException("no configuration txinbox.consumers." + consumer + ".*");
         }

@@ -16,7 +16,7 @@ public class InboxGauges {
 
     void register(@Observes StartupEvent started, MeterRegistry registry, TxinboxConfig config,
             InboxStatistics statistics) {
-        for (String consumer : config.consumers().keySet()) {
+        for (String consumer : config.runningConsumers().keySet()) {
             gauge(registry, statistics, consumer, "txinbox.lag.seconds",
                     "Now minus the send time of the message committed last, while messages wait", s -> s.lagSeconds());
             gauge(registry, statistics, consumer, "txinbox.oldest.pending.seconds",

@@ -51,12 +51,12 @@ public class InboxOperations {
 
     /** The configured consumers, by name. */
     public Set<String> consumerNames() {
-        return new TreeSet<>(config.consumers().keySet());
+        return new TreeSet<>(config.runningConsumers().keySet());
     }
 
     /** A consumer that is configured and has a handler. */
     public Optional<TxinboxConfig.Consumer> consumer(String consumer) {
-        TxinboxConfig.Consumer settings = config.consumers().get(consumer);
+        TxinboxConfig.Consumer settings = config.runningConsumers().get(consumer);
         return settings != null && inbox.hasConsumer(consumer) ? Optional.of(settings) : Optional.empty();
     }
 

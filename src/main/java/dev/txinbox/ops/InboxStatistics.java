@@ -69,7 +69,7 @@ public class InboxStatistics {
 
     @Scheduled(every = "${txinbox.health.refresh}", concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
     void refresh() {
-        for (Map.Entry<String, TxinboxConfig.Consumer> entry : config.consumers().entrySet()) {
+        for (Map.Entry<String, TxinboxConfig.Consumer> entry : config.runningConsumers().entrySet()) {
             latest.put(entry.getKey(), compute(entry.getKey(), entry.getValue()));
         }
     }

@@ -118,7 +118,7 @@ public class RetentionJob {
      * series to fire on, and {@code rate()} needs a first sample.
      */
     void registerCounters(@Observes StartupEvent started) {
-        txinbox.consumers().keySet().forEach(consumer -> deletedCounter(consumer));
+        txinbox.runningConsumers().keySet().forEach(consumer -> deletedCounter(consumer));
         for (String result : new String[] { "completed", "locked_out" }) {
             registry.counter("txinbox.retention.runs", "result", result);
         }
@@ -131,7 +131,7 @@ public class RetentionJob {
 
     /** Deduplication must outlive redeliveries: warn when a queue keeps messages longer than the inbox keeps ids. */
     void checkAgainstQueues(@Observes StartupEvent started) {
-        CompletableFuture.runAsync(() -> txinbox.consumers().forEach((consumer, settings) -> {
+        CompletableFuture.runAsync(() -> txinbox.runningConsumers().forEach((consumer, settings) -> {
             try {
                 Duration queueRetention = queues.retentionPeriod(settings.queue());
                 if (config.processed().compareTo(queueRetention) < 0) {

@@ -7,7 +7,7 @@ import java.util.Set;
 
 import org.junit.jupiter.api.Test;
 
-/** A consumer without handler or channel is refused at start, with every problem named. */
+/** A consumer without handler or channel, or switched off with its channel on, is refused at start, with every problem named. */
 class ConsumerSetupCheckTest {
 
     @Test
@@ -24,5 +24,12 @@ class ConsumerSetupCheckTest {
                 "consumer payments has no InboxHandler bean whose consumer() is \"payments\"",
                 "consumer payments has no channel: set mp.messaging.incoming.payments.connector=smallrye-sqs (and its queue)"),
                 problems);
+    }
+
+    @Test
+    void aSwitchedOffConsumerWhoseChannelStillReceivesIsRefused() {
+        assertEquals(List.of("consumer notifications is switched off but its channel is not: set"
+                + " mp.messaging.incoming.notifications.enabled=false"),
+                ConsumerSetupCheck.channelsLeftOn(Set.of("notifications", "archive"), "notifications"::equals));
     }
 }

@@ -28,7 +28,8 @@ import org.junit.jupiter.api.Test;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
-import dev.txinbox.support.DownstreamConsumer;
+import dev.txinbox.notifications.OrderNotifications;
+import dev.txinbox.support.ElasticMqResource;
 import dev.txinbox.support.JsonLogLines;
 import dev.txinbox.support.LedgerConsumer;
 import dev.txinbox.support.ServiceTest;
@@ -57,7 +58,7 @@ class TracingTest extends ServiceTest {
     public static class Traced implements QuarkusTestProfile {
         @Override
         public Map<String, String> getConfigOverrides() {
-            Map<String, String> settings = new HashMap<>(DownstreamConsumer.switchedOn());
+            Map<String, String> settings = new HashMap<>(ElasticMqResource.chained());
             settings.put("test.tracing", "true");
             settings.put("txinbox.console.trace-url-template", "https://traces.example/trace/{traceId}?from=txinbox");
             return settings;
@@ -142,13 +143,13 @@ class TracingTest extends ServiceTest {
         assertEquals("traceparent=00-" + traceId + "-" + upstream.getSpanId() + "-01", recorded,
                 "the outbox keeps the recording message's context, as Debezium reads it");
 
-        SpanData downstream = awaitMessageSpans(traceId, DownstreamConsumer.CONSUMER, 1).get(0);
+        SpanData downstream = awaitMessageSpans(traceId, OrderNotifications.CONSUMER, 1).get(0);
         assertEquals(upstream.getSpanId(), downstream.getParentSpanId(), "downstream continues the upstream span");
         assertEquals("processed", attribute(downstream, "txinbox.outcome"));
-        eventually().until(() -> db.count("select count(*) from downstream_effects where order_id = ?", order) == 1);
+        eventually().until(() -> db.count("select count(*) from order_notifications where order_id = ?", order) == 1);
         String downstreamEntry = (String) db.row("select traceparent from inbox_messages where consumer_name = ?"
                 + " and message_id = (select id::text from outbox_events where aggregateid = ?)",
-                DownstreamConsumer.CONSUMER, order).get("traceparent");
+                OrderNotifications.CONSUMER, order).get("traceparent");
         assertTrue(downstreamEntry.startsWith("00-" + traceId + "-"), downstreamEntry);
     }
 

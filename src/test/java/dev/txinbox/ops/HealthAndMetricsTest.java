@@ -6,6 +6,8 @@ import static dev.txinbox.support.Events.unique;
 import static io.restassured.RestAssured.given;
 import static org.hamcrest.Matchers.equalTo;
 import static org.hamcrest.Matchers.notNullValue;
+import static org.hamcrest.Matchers.nullValue;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
@@ -92,6 +94,16 @@ class HealthAndMetricsTest extends ServiceTest {
             }
         }
         assertTrue(scrape.contains("txinbox_retention_runs_total{result=\"completed\"}"));
+    }
+
+    @Test
+    void aConsumerSwitchedOffByDefaultIsNeitherWatchedNorCounted() {
+        // The notifications consumer ships switched off: no channel, so nothing to watch or count.
+        assertFalse(Metrics.scrape().contains("consumer=\"notifications\""));
+        given().get("/q/health/live").then().statusCode(200)
+                .body("checks.find { it.name == 'consumer-loop' }.data.'notifications.secondsSinceProgress'", nullValue());
+        given().get("/q/health/ready").then().statusCode(200)
+                .body("checks.find { it.name == 'inbox-lag' }.data.'notifications.backlog'", nullValue());
     }
 
     @Test

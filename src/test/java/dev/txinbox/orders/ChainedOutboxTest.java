@@ -13,7 +13,7 @@ import java.util.Map;
 
 import org.junit.jupiter.api.Test;
 
-import dev.txinbox.support.DownstreamConsumer;
+import dev.txinbox.notifications.OrderNotifications;
 import dev.txinbox.support.ElasticMqResource;
 import dev.txinbox.support.Metrics;
 import dev.txinbox.support.ServiceTest;
@@ -36,7 +36,7 @@ class ChainedOutboxTest extends ServiceTest {
     public static class Chained implements QuarkusTestProfile {
         @Override
         public Map<String, String> getConfigOverrides() {
-            return DownstreamConsumer.switchedOn();
+            return ElasticMqResource.chained();
         }
     }
 
@@ -81,27 +81,27 @@ class ChainedOutboxTest extends ServiceTest {
         String eventId = (String) db.rows("select id::text as id from outbox_events where aggregateid = ?"
                 + " and sequence = 2", first.id()).get(0).get("id");
         String copy = (String) db.rows("select body from inbox_messages where consumer_name = ? and message_id = ?",
-                DownstreamConsumer.CONSUMER, eventId).get(0).get("body");
-        double duplicates = Metrics.outcomes(DownstreamConsumer.CONSUMER, "duplicate");
+                OrderNotifications.CONSUMER, eventId).get(0).get("body");
+        double duplicates = Metrics.outcomes(OrderNotifications.CONSUMER, "duplicate");
         queues.send(ElasticMqResource.CHAIN_EVENTS, first.id(), copy);
-        eventually().until(() -> Metrics.outcomes(DownstreamConsumer.CONSUMER, "duplicate") > duplicates);
+        eventually().until(() -> Metrics.outcomes(OrderNotifications.CONSUMER, "duplicate") > duplicates);
         eventually().until(() -> db.count("select count(*) from inbox_messages where consumer_name = ?"
-                + " and status = 'PROCESSED'", DownstreamConsumer.CONSUMER) == 3L * orders.size());
+                + " and status = 'PROCESSED'", OrderNotifications.CONSUMER) == 3L * orders.size());
 
         assertEquals(3L * orders.size(), effects());
-        assertEquals(0, db.count("select count(*) from (select event_id from downstream_effects group by event_id"
+        assertEquals(0, db.count("select count(*) from (select event_id from order_notifications group by event_id"
                 + " having count(*) > 1) d"));
         assertEquals(0, db.count("select count(*) from outbox_events where published_at is null"));
         assertEquals(0, db.count("select count(*) from inbox_messages where consumer_name = ? and status <> 'PROCESSED'",
-                DownstreamConsumer.CONSUMER));
+                OrderNotifications.CONSUMER));
     }
 
     private long effects() {
-        return db.count("select count(*) from downstream_effects where order_id like 'chain%'");
+        return db.count("select count(*) from order_notifications where order_id like 'chain%'");
     }
 
     private List<String> column(String column, String order) {
-        return db.rows("select " + column + "::text as v from downstream_effects where order_id = ? order by id", order)
+        return db.rows("select " + column + "::text as v from order_notifications where order_id = ? order by id", order)
                 .stream().map(r -> (String) r.get("v")).toList();
     }
 }

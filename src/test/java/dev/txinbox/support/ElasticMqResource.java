@@ -27,6 +27,19 @@ public class ElasticMqResource implements QuarkusTestResourceLifecycleManager {
     public static final String CHAIN_EVENTS = "chain-events.fifo";
     public static final String CHAIN_EVENTS_DLQ = "chain-events-dlq.fifo";
 
+    /**
+     * A test profile's settings that run the whole chain: the notifications consumer switched on, by the variables a
+     * pod is given, reading what the relay publishes, on a queue of this profile alone (in the other tests nothing
+     * must take the published events off the queue before the test reads them).
+     */
+    public static Map<String, String> chained() {
+        return Map.of(
+                "TXINBOX_NOTIFICATIONS_ENABLED", "true",
+                "TXINBOX_ORDER_EVENTS_QUEUE", CHAIN_EVENTS,
+                "TXINBOX_NOTIFICATIONS_DLQ", CHAIN_EVENTS_DLQ,
+                "mp.messaging.incoming.notifications.wait-time-seconds", "1");
+    }
+
     // The broker outlives single tests; the outage scenario stops and restarts it through these.
     private static SQSRestServer server;
     private static int port;

@@ -28,7 +28,7 @@ public class RedrivePolicyCheck {
     static final int RECEIVES_PER_ATTEMPT = 2;
 
     void check(@Observes StartupEvent started, TxinboxConfig config, SqsQueues queues) {
-        CompletableFuture.runAsync(() -> config.consumers().forEach((consumer, settings) -> {
+        CompletableFuture.runAsync(() -> config.runningConsumers().forEach((consumer, settings) -> {
             try {
                 problem(consumer, settings.queue(), queues.maxReceiveCount(settings.queue()),
                         settings.retry().maxAttempts()).ifPresent(LOG::error);

@@ -56,7 +56,7 @@ public class ConsumerLoopLivenessCheck implements HealthCheck {
         Instant now = Instant.now();
         HealthCheckResponseBuilder response = HealthCheckResponse.named("consumer-loop").up()
                 .withData("databaseGate", databaseGate.isOpen() ? "open" : "paused for the database");
-        for (var entry : config.consumers().entrySet()) {
+        for (var entry : config.runningConsumers().entrySet()) {
             String consumer = entry.getKey();
             ConsumerProgress progress = receiver.progress(consumer);
             Instant last = Stream.of(lastPoll(entry.getValue().queue()), progress.lastTaken(),
