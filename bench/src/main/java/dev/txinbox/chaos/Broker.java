@@ -117,6 +117,9 @@ final class Broker implements AutoCloseable {
                     .append(" defaultVisibilityTimeout = ").append(q.visibilityTimeout().toSeconds()).append(" seconds }\n");
             conf.append("  \"").append(q.dlqName()).append("\" { fifo = true, contentBasedDeduplication = false }\n");
             conf.append("  \"").append(Service.eventsQueue(q.name()))
+                    .append("\" { fifo = true, contentBasedDeduplication = false, defaultVisibilityTimeout = ")
+                    .append(q.visibilityTimeout().toSeconds()).append(" seconds }\n");
+            conf.append("  \"").append(Service.eventsDlq(q.name()))
                     .append("\" { fifo = true, contentBasedDeduplication = false }\n");
         }
         return conf.append("}\n").toString();

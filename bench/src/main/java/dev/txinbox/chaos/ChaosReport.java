@@ -4,7 +4,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
 
-import dev.txinbox.harness.Downstream;
+import dev.txinbox.harness.Chain;
 import dev.txinbox.harness.Options;
 import dev.txinbox.harness.Report;
 
@@ -33,19 +33,23 @@ final class ChaosReport extends Report<ChaosSuite> {
                 .append("the pod's memory limit. Stream sent at ").append(options.suite().rate).append(" msg/s over ")
                 .append(options.groups()).append(" groups.\n\n");
         md.append("| scenario | messages sent | events | inbox rows by status | dead letters (with reason) | lost | doubled"
-                + " | unexplained | downstream events (copies) | downstream lost / out of order / doubled | s | s to quiescence"
-                + " | verdict |\n");
-        md.append("|---|--:|--:|---|--:|--:|--:|--:|--:|---|--:|--:|---|\n");
+                + " | unexplained | outbox events | applied downstream | downstream inbox rows by status"
+                + " | downstream lost / out of order / doubled / unexplained | s | s to quiescence | verdict |\n");
+        md.append("|---|--:|--:|---|--:|--:|--:|--:|--:|--:|---|---|--:|--:|---|\n");
         for (ScenarioResult r : results) {
             String statuses = r.verdict().inboxByStatus().entrySet().stream()
                     .map(e -> e.getKey() + " " + e.getValue()).collect(Collectors.joining(", "));
-            Downstream d = r.downstream();
-            md.append(String.format("| %s | %d | %d | %s | %d (%d) | %d | %d | %d | %d (%d) | %d / %d / %d | %.0f | %.0f | %s |%n",
+            Chain d = r.chain();
+            String downstreamStatuses = d.inboxByStatus().entrySet().stream()
+                    .map(e -> e.getKey() + " " + e.getValue()).collect(Collectors.joining(", "));
+            md.append(String.format("| %s | %d | %d | %s | %d (%d) | %d | %d | %d | %d | %d | %s | %d / %d / %d / %d | %.0f"
+                    + " | %.0f | %s |%n",
                     r.title(),
                     r.messagesSent(), r.events(), statuses, r.deadLetters().messages(), r.deadLetters().withReason(),
                     r.verdict().lostEvents() + r.verdict().wrongOrders(), r.verdict().doubled(),
-                    r.verdict().unexplained(), d.events(), d.copies(), d.lost() + d.pending() + d.missing() + d.unexpected(),
-                    d.outOfOrder() + d.gaps(), d.doubled(), r.seconds(), r.secondsToQuiescence(),
+                    r.verdict().unexplained(), d.events(), d.applied(), downstreamStatuses,
+                    d.lost() + d.pending() + d.missingEvents(), d.outOfOrder() + d.gaps(), d.doubled() + d.doubledEvents(),
+                    d.unexplained() + d.unexpected(), r.seconds(), r.secondsToQuiescence(),
                     r.passed() ? "passed" : "FAILED"));
         }
         md.append("\nFaults, as injected:\n");
@@ -63,7 +67,7 @@ final class ChaosReport extends Report<ChaosSuite> {
             for (String e : r.verdict().examples()) {
                 md.append("  - finding: ").append(e).append('\n');
             }
-            for (String e : r.downstream().examples()) {
+            for (String e : r.chain().examples()) {
                 md.append("  - finding downstream: ").append(e).append('\n');
             }
         }

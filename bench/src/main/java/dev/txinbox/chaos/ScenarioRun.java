@@ -14,7 +14,7 @@ import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicReference;
 
 import dev.txinbox.harness.Db;
-import dev.txinbox.harness.Downstream;
+import dev.txinbox.harness.Chain;
 import dev.txinbox.harness.Options;
 import dev.txinbox.harness.OrderStream;
 import dev.txinbox.harness.Outgoing;
@@ -26,8 +26,8 @@ import dev.txinbox.harness.Verifier;
 
 /**
  * One scenario, start to verdict: a fresh database, its own queues, the service (one or two instances),
- * the stream sent at a steady rate while the fault plays out, then quiescence, the oracle, and the outbox's
- * events downstream.
+ * the stream sent at a steady rate while the fault plays out, then quiescence, the oracle, and the whole chain
+ * downstream: the outbox's events applied by the notifications consumer, which each instance runs beside orders.
  */
 final class ScenarioRun {
 
@@ -81,18 +81,19 @@ final class ScenarioRun {
                 stream.oracle(), 0).await(Arrays.asList(services), this::note);
         long quiescent = System.currentTimeMillis();
 
-        Map<String, Double> counters = counters();
         long dlqDepth = sqs.depth(broker.queueUrl(scenario.queue().dlqName()));
         Verifier.Verdict verdict = Verifier.txinbox(Db.url(DATABASE), stream.oracle(), dlqDepth);
         DeadLetters deadLetters = DeadLetters.inspect(sqs, broker.queueUrl(scenario.queue().dlqName()), poisonBodies());
-        // While the instances still run: the relay publishes what the inbox's last batches recorded.
-        Downstream downstream = Downstream.inspect(sqs, broker.queueUrl(Service.eventsQueue(scenario.queue().name())),
-                Db.url(DATABASE), this::note);
+        // While the instances still run: the relay publishes what the inbox's last batches recorded, and the
+        // notifications consumer applies it.
+        Chain chain = Chain.inspect(sqs, broker.queueUrl(Service.eventsQueue(scenario.queue().name())),
+                broker.queueUrl(Service.eventsDlq(scenario.queue().name())), Db.url(DATABASE), this::note);
+        Map<String, Double> counters = counters();
         for (int slot = 0; slot < services.length; slot++) {
             terminate(slot);
         }
         return new ScenarioResult(scenario.key(), scenario.title(), scenario.spec().describe(), stream.oracle().messages(),
-                stream.oracle().events(), stream.oracle().poisonMessages(), List.copyOf(notes), verdict, deadLetters, downstream,
+                stream.oracle().events(), stream.oracle().poisonMessages(), List.copyOf(notes), verdict, deadLetters, chain,
                 counters, quiet, (quiescent - firstSend) / 1000.0, (quiescent - calm) / 1000.0);
     }
 
@@ -159,6 +160,10 @@ final class ScenarioRun {
         Path log = options.logs().resolve(scenario.key() + "-" + (slot + 1) + "-" + starts[slot] + ".log");
         Map<String, String> extra = new HashMap<>();
         extra.put("TXINBOX_CONSUMERS_ORDERS_VISIBILITY_TIMEOUT", scenario.visibilityTimeout().toSeconds() + "s");
+        // The chain: every fault hits the consumer downstream too, in the same process.
+        extra.put("TXINBOX_NOTIFICATIONS_ENABLED", "true");
+        extra.put("TXINBOX_NOTIFICATIONS_DLQ", Service.eventsDlq(scenario.queue().name()));
+        extra.put("TXINBOX_CONSUMERS_NOTIFICATIONS_VISIBILITY_TIMEOUT", scenario.visibilityTimeout().toSeconds() + "s");
         // INFO, unlike the benchmark: a chaos run's logs are its evidence.
         extra.put("QUARKUS_LOG_CATEGORY__DEV_TXINBOX__LEVEL", "INFO");
         services[slot] = Service.start(options.jar(), List.of(), Service.env(DATABASE, broker.endpoint(),
@@ -197,7 +202,10 @@ final class ScenarioRun {
                         continue;
                     }
                     int space = line.lastIndexOf(' ');
-                    String name = line.substring(0, space).replaceAll("consumer=\"[^\"]*\",?", "").replace(",}", "}").replace("{}", "");
+                    // The orders consumer's counters unlabelled, as before the chain; the notifications consumer's
+                    // keep their label.
+                    String name = line.substring(0, space).replaceAll("consumer=\"orders\",?", "").replace(",}", "}")
+                            .replace("{}", "");
                     sums.merge(name, Double.parseDouble(line.substring(space + 1)), Double::sum);
                 }
             } catch (IOException | RuntimeException e) {
@@ -206,6 +214,9 @@ final class ScenarioRun {
         }
         Map<String, Double> kept = new TreeMap<>();
         sums.forEach((k, v) -> {
+            if (k.contains("consumer=\"notifications\"") && v == 0) {
+                return; // the consumer downstream: only what happened
+            }
             if (k.startsWith("txinbox_messages_total") || k.startsWith("txinbox_ack_failures")
                     || k.startsWith("txinbox_expired") || k.startsWith("txinbox_held_back")) {
                 kept.put(k, v);

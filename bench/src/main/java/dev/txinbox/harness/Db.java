@@ -34,10 +34,11 @@ public final class Db {
         }
     }
 
-    /** PROCESSED inbox rows in {@code database}; -1 while PostgreSQL does not answer (a fault may have stopped it). */
+    /** The orders consumer's PROCESSED inbox rows in {@code database}; -1 while PostgreSQL does not answer (a fault may have stopped it). */
     public static long processedRows(String database) {
         try {
-            return queryLong(url(database), "select count(*) from inbox_messages where status = 'PROCESSED'");
+            return queryLong(url(database), "select count(*) from inbox_messages where consumer_name = 'orders'"
+                    + " and status = 'PROCESSED'");
         } catch (SQLException e) {
             return -1;
         }

@@ -57,44 +57,8 @@ public record Downstream(long events, long received, long pending, long lost, lo
         List<Message> all = sqs.drain(eventsQueueUrl);
         List<String> examples = new ArrayList<>();
 
-        Map<String, Long> sequenceOf = new HashMap<>();
-        Map<String, List<Long>> recorded = new HashMap<>();
-        long pending;
-        long gaps = 0;
-        long doubled;
-        long missing;
-        try (Connection db = Db.connect(databaseUrl); Statement s = db.createStatement()) {
-            try (ResultSet rs = s.executeQuery(
-                    "select id::text, aggregateid, sequence from outbox_events order by aggregateid, sequence")) {
-                while (rs.next()) {
-                    sequenceOf.put(rs.getString(1), rs.getLong(3));
-                    recorded.computeIfAbsent(rs.getString(2), k -> new ArrayList<>()).add(rs.getLong(3));
-                }
-            }
-            pending = count(s, "select count(*) from outbox_events where published_at is null or skipped_at is not null");
-            doubled = count(s, "select count(*) from (select payload->>'causedBy' from outbox_events"
-                    + " group by 1 having count(*) > 1) d");
-            missing = count(s, "select count(*) from inbox_messages m where m.consumer_name = 'orders'"
-                    + " and m.status = 'PROCESSED' and not exists (select 1 from outbox_events o"
-                    + " where o.payload->>'causedBy' = m.message_id)");
-            if (doubled > 0) {
-                example(examples, doubled + " applied events caused more than one outbox event");
-            }
-            if (missing > 0) {
-                example(examples, missing + " applied events caused no outbox event");
-            }
-        }
-        for (Map.Entry<String, List<Long>> e : recorded.entrySet()) {
-            List<Long> sequences = e.getValue();
-            for (int i = 0; i < sequences.size(); i++) {
-                if (sequences.get(i) != i + 1) {
-                    gaps++;
-                    example(examples, "order " + e.getKey() + " recorded sequences " + sequences);
-                    break;
-                }
-            }
-        }
-
+        Recorded recorded = Recorded.read(databaseUrl, examples);
+        Map<String, Long> sequenceOf = recorded.sequenceOf();
         Set<String> seen = new HashSet<>();
         Map<String, Long> lastSeen = new HashMap<>();
         Set<String> disordered = new HashSet<>();
@@ -134,8 +98,8 @@ public record Downstream(long events, long received, long pending, long lost, lo
         if (lost > 0) {
             example(examples, lost + " recorded events never reached the events queue");
         }
-        return new Downstream(sequenceOf.size(), all.size(), pending, lost, unexpected, copies, disordered.size(),
-                gaps, doubled, missing, examples);
+        return new Downstream(sequenceOf.size(), all.size(), recorded.pending(), lost, unexpected, copies,
+                disordered.size(), recorded.gaps(), recorded.doubled(), recorded.missing(), examples);
     }
 
     /**
@@ -168,14 +132,7 @@ public record Downstream(long events, long received, long pending, long lost, lo
         }
     }
 
-    private static long count(Statement s, String sql) throws SQLException {
-        try (ResultSet rs = s.executeQuery(sql)) {
-            rs.next();
-            return rs.getLong(1);
-        }
-    }
-
-    private static void example(List<String> examples, String what) {
+    static void example(List<String> examples, String what) {
         if (examples.size() < 10) {
             examples.add(what);
         }

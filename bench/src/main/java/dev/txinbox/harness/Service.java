@@ -68,6 +68,11 @@ public final class Service implements AutoCloseable {
         return queue.replaceFirst("\\.fifo$", "") + "-events.fifo";
     }
 
+    /** The dead-letter queue of the notifications consumer reading {@link #eventsQueue}: {@code <base>-events-dlq.fifo}. */
+    public static String eventsDlq(String queue) {
+        return queue.replaceFirst("\\.fifo$", "") + "-events-dlq.fifo";
+    }
+
     public static Service start(Path jar, List<String> jvmOptions, Map<String, String> env, Path log)
             throws IOException {
         List<String> command = new ArrayList<>();

@@ -40,7 +40,10 @@ public final class Verifier {
     private Verifier() {
     }
 
-    /** txinbox's own schema: the inbox must hold every event as PROCESSED, poison as DEAD (when it had an id). */
+    /**
+     * txinbox's own schema: the orders inbox must hold every event as PROCESSED, poison as DEAD (when it had an id).
+     * (The notifications consumer downstream, when it runs, has its verdict of its own: {@link Chain}.)
+     */
     public static Verdict txinbox(String jdbcUrl, Oracle oracle, long dlqDepth) throws SQLException {
         try (Connection db = Db.connect(jdbcUrl)) {
             List<String> examples = new ArrayList<>();
@@ -48,7 +51,8 @@ public final class Verifier {
             Set<String> processed = new HashSet<>();
             // A scale point's pre-loaded history is no part of the stream (and 10 M ids would not fit in memory).
             try (Statement s = db.createStatement(); ResultSet rs = s.executeQuery("select message_id, status"
-                    + " from inbox_messages where message_id not like '" + HISTORY_ID_PREFIX + "%'")) {
+                    + " from inbox_messages where consumer_name = 'orders' and message_id not like '" + HISTORY_ID_PREFIX
+                    + "%'")) {
                 while (rs.next()) {
                     byStatus.merge(rs.getString(2), 1L, Long::sum);
                     if ("PROCESSED".equals(rs.getString(2))) {
