@@ -37,6 +37,7 @@ public class EmbeddedRelay {
     private final Optional<String> user;
     private final Optional<String> password;
     private OutboxRelay relay;
+    private OutboxListener listener;
 
     public EmbeddedRelay(TxinboxConfig config, OutboxPublisher publisher, OutboxSignal signal, OutboxMetrics metrics,
             ObjectMapper mapper, @ConfigProperty(name = "quarkus.datasource.jdbc.url") String url,
@@ -63,15 +64,22 @@ public class EmbeddedRelay {
             return;
         }
         synchronized (this) {
-            relay = newRelay("outbox-relay");
+            relay = newRelay("outbox-relay", signal);
             relay.start();
+            listener = newListener("outbox-listener", signal);
+            listener.start();
         }
     }
 
     void stop(@Observes ShutdownEvent stopping) {
         OutboxRelay running;
+        OutboxListener listening;
         synchronized (this) {
             running = relay;
+            listening = listener;
+        }
+        if (listening != null) {
+            listening.stop(STOP_TIMEOUT);
         }
         if (running != null) {
             running.stop(STOP_TIMEOUT);
@@ -85,7 +93,20 @@ public class EmbeddedRelay {
 
     /** A relay with a connection of its own (not started): the embedded one, or a second instance in a test. */
     public OutboxRelay newRelay(String name) {
+        return newRelay(name, signal);
+    }
+
+    /**
+     * A relay rung through {@code signal}: this process's, or in a test, another pod's (a signal of its own, which
+     * this process's commits do not ring directly).
+     */
+    public OutboxRelay newRelay(String name, OutboxSignal signal) {
         return new OutboxRelay(name, this::connect, publisher, config, signal, metrics, mapper);
+    }
+
+    /** What other pods' commits ring through PostgreSQL, on {@code signal}'s relays (not started). */
+    public OutboxListener newListener(String name, OutboxSignal signal) {
+        return new OutboxListener(name, this::connect, signal);
     }
 
     private Connection connect() throws SQLException {

@@ -7,6 +7,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -70,6 +71,14 @@ public class Outbox implements PendingWrites {
                    as u(id, aggregatetype, aggregateid, type, ts, payload, sequence, partition, tracingspancontext)
             """;
 
+    /**
+     * The same insert, and a notification to the relays of other pods naming the partitions written, delivered with
+     * the commit (and only if it commits): no extra round trip (see {@link OutboxSignal}).
+     */
+    private static final String INSERT_AND_NOTIFY = "with written as (" + INSERT + " returning partition)"
+            + " select pg_notify('" + OutboxSignal.CHANNEL + "', string_agg(distinct partition::text, ','))"
+            + " from written";
+
     /** One event as recorded, before it has a sequence; {@code spanContext}: the recording trace's, or null. */
     private record Event(UUID id, String aggregateType, String aggregateId, String type, Instant at, String payload,
             String spanContext) {
@@ -99,6 +108,8 @@ public class Outbox implements PendingWrites {
     private final ObjectMapper mapper;
     private final OutboxSignal signal;
     private final int partitions;
+    /** Whether relays run (in this pod, and so, configured alike, in the others); without, nobody listens. */
+    private final boolean relays;
 
     public Outbox(TransactionSynchronizationRegistry transaction, DataSource dataSource, ObjectMapper mapper,
             OutboxSignal signal, TxinboxConfig config) {
@@ -107,6 +118,7 @@ public class Outbox implements PendingWrites {
         this.mapper = mapper;
         this.signal = signal;
         this.partitions = config.outbox().partitions();
+        this.relays = config.outbox().relay().enabled();
     }
 
     /**
@@ -225,7 +237,8 @@ public class Outbox implements PendingWrites {
                 partitionsOf[i] = partitionOf(event.aggregateId(), partitions);
                 spanContexts[i] = event.spanContext();
             }
-            try (PreparedStatement insert = connection.prepareStatement(INSERT)) {
+            boolean notify = relays && signal.othersMayOwn(Arrays.asList(partitionsOf));
+            try (PreparedStatement insert = connection.prepareStatement(notify ? INSERT_AND_NOTIFY : INSERT)) {
                 insert.setArray(1, connection.createArrayOf("uuid", ids));
                 insert.setArray(2, connection.createArrayOf("text", types));
                 insert.setArray(3, connection.createArrayOf("text", aggregateIds));
@@ -235,7 +248,11 @@ public class Outbox implements PendingWrites {
                 insert.setArray(7, connection.createArrayOf("bigint", sequences));
                 insert.setArray(8, connection.createArrayOf("integer", partitionsOf));
                 insert.setArray(9, connection.createArrayOf("text", spanContexts));
-                insert.executeUpdate();
+                if (notify) {
+                    insert.executeQuery().close();
+                } else {
+                    insert.executeUpdate();
+                }
             }
         } catch (SQLException e) {
             throw new IllegalStateException("writing " + events.size() + " outbox events failed: " + e.getMessage(), e);

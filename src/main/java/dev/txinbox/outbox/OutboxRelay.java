@@ -146,7 +146,7 @@ public final class OutboxRelay {
             return;
         }
         running = true;
-        signal.register(wakeup);
+        signal.register(wakeup, () -> state.owned());
         thread = new Thread(this::loop, name);
         thread.setDaemon(true);
         thread.start();
@@ -214,7 +214,8 @@ public final class OutboxRelay {
             connection = connector.open();
             connection.setAutoCommit(true);
             nextClaim = Instant.EPOCH;
-            if (state.publishing() == Publishing.DATABASE_UNAVAILABLE || state.publishing() == Publishing.STARTING) {
+            if (state.publishing() == Publishing.DATABASE_UNAVAILABLE || state.publishing() == Publishing.STARTING
+                    || state.publishing() == Publishing.STOPPED) {
                 state(Publishing.OK, null);
             }
         }
@@ -268,8 +269,10 @@ public final class OutboxRelay {
         int share = (partitions + members - 1) / members;
         while (owned.size() > share) {
             int surplus = owned.last();
-            lock("pg_advisory_unlock", surplus);
+            // Said before let go: a commit here that still counts on this relay would not tell the next owner.
             owned.remove(surplus);
+            ownedChanged();
+            lock("pg_advisory_unlock", surplus);
             LOG.infof("outbox relay %s: gave partition %d back (%d relays share %d partitions)", name, surplus, members,
                     partitions);
         }
@@ -279,6 +282,10 @@ public final class OutboxRelay {
                 LOG.debugf("outbox relay %s: owns partition %d", name, partition);
             }
         }
+        ownedChanged();
+    }
+
+    private void ownedChanged() {
         state = new State(state.publishing(), state.error(), state.since(), Set.copyOf(owned));
     }
 
@@ -639,6 +646,7 @@ public final class OutboxRelay {
 
     private void closeConnection() {
         owned.clear();
+        ownedChanged();
         member = false;
         if (connection != null) {
             try {

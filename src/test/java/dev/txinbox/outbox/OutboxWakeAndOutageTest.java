@@ -27,8 +27,9 @@ import io.quarkus.test.junit.TestProfile;
 
 /**
  * The relay with its poll and its partition claims an hour apart, so that nothing but a commit's wake-up (or the end
- * of a backoff) can make it look: an event that reaches the queue was sent because its commit said so. Then a broker
- * outage: the relay backs off, reports it, and counts no attempt against the event.
+ * of a backoff) can make it look: an event that reaches the queue was sent because its commit said so, to this pod's
+ * relay or, through PostgreSQL, to another pod's. And a broker outage: the relay backs off, reports it, and counts
+ * no attempt against the event.
  */
 @QuarkusTest
 @TestProfile(OutboxWakeAndOutageTest.NoPolling.class)
@@ -90,5 +91,33 @@ class OutboxWakeAndOutageTest extends ServiceTest {
         assertEquals(0, db.count("select attempts from outbox_events where id = ?", id));
         eventually().until(() -> "ok".equals(given().get("/q/health/ready").then().extract()
                 .<String> path("checks.find { it.name == 'outbox' }.data.relay")));
+    }
+
+    @Test
+    @Order(3)
+    void aCommitWakesTheRelayOfAnotherPodThatOwnsItsPartition() {
+        // This pod lets go of every partition; "another pod" (a relay and a listener rung through a signal of their
+        // own, which this pod's commits do not ring) takes them all. Only PostgreSQL can tell it of a commit here.
+        OutboxRelay local = embedded.relay().orElseThrow();
+        local.stop(Duration.ofSeconds(10));
+        OutboxSignal otherPod = new OutboxSignal();
+        OutboxRelay remote = embedded.newRelay("outbox-relay-other-pod", otherPod);
+        OutboxListener listener = embedded.newListener("outbox-listener-other-pod", otherPod);
+        try {
+            remote.start();
+            listener.start();
+            eventually().until(() -> remote.state().owned().size() == 16 && listener.listening());
+            for (int i = 0; i < 3; i++) {
+                String a = unique("agg");
+                UUID id = QuarkusTransaction.requiringNew().call(() -> outbox.record("order", a, "WokenElsewhere", "{}"));
+                eventually().until(() -> published.of(a).size() == 1);
+                assertTrue(published.of(a).get(0).body().contains(id.toString()));
+            }
+        } finally {
+            listener.stop(Duration.ofSeconds(10));
+            remote.stop(Duration.ofSeconds(10));
+            local.start();
+        }
+        eventually().until(() -> local.state().owned().size() == 16);
     }
 }
