@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -336,6 +337,12 @@ public final class Bench implements AutoCloseable {
             Window window = new Window(measured, (to.atMillis - from.atMillis) / 1000.0, before, after, sends,
                     Map.of("SendMessageBatch", Map.of("calls per event", (double) sends / Math.max(1, measured))),
                     counted);
+            double pacedRate = suite.relayPacedRate > 0 ? suite.relayPacedRate
+                    : Math.max(50, Math.floor(measured / window.seconds / 2 / 50) * 50);
+            Map<String, StageTimes.Stage> paced = relayPaced(service, events, pacedRate, suite.pacedSeconds);
+            StageTimes.Stage recordToSend = paced.get(StageTimes.OUTBOX);
+            double[] latency = recordToSend == null ? null
+                    : new double[] { recordToSend.p50Ms(), recordToSend.p95Ms(), recordToSend.p99Ms() };
             Downstream downstream = Downstream.inspect(sqs, queues.eventsUrl,
                     Db.url(DB), Bench::say);
             System.out.printf("    downstream: %d events, %d received, %d copies, %d pending, %d lost, %d out of order%n",
@@ -346,10 +353,69 @@ public final class Bench implements AutoCloseable {
                     downstream.outOfOrder() + downstream.gaps(), downstream.doubled() + downstream.copies(),
                     downstream.unexpected(), Map.of(), sqs.depth(queues.dlqUrl), downstream.examples());
             RunResult result = result(name, "relay", BenchSuite.BACKLOG, parallelism, groups, stream, warmUpEvents, 0,
-                    0, window, service.child().peakRssMiB(), null, null, verdict, null, log);
+                    pacedRate, window, service.child().peakRssMiB(), latency, paced, verdict, null, log);
             deleteQueues(queues);
             return print(result);
         }
+    }
+
+    /**
+     * The relay's latency at {@code rate} events/s (half what it just did flat out): for {@code seconds}, the harness
+     * commits events straight into {@code outbox_events} every 10 ms, as another pod's handlers would, each
+     * transaction notifying the relays as the service's own recording does when another pod owns the partition
+     * (docs/OUTBOX.md), over 500 aggregates, each with its next sequence. What the service's record-to-send histogram
+     * gained meanwhile: from each event's timestamp (its commit, here) to its send. {@code recorded}: the events the
+     * service had published before.
+     */
+    private Map<String, StageTimes.Stage> relayPaced(Service service, long recorded, double rate, int seconds)
+            throws Exception {
+        int aggregates = 500;
+        int partitions = 16;
+        long[] sequences = new long[aggregates];
+        StageTimes before = service.stageTimes();
+        long total = (long) (rate * seconds);
+        long sent = 0;
+        long start = System.nanoTime();
+        try (Connection db = Db.connect(Db.url(DB)); PreparedStatement insert = db.prepareStatement("""
+                with written as (
+                  insert into outbox_events (id, aggregatetype, aggregateid, type, timestamp, payload, sequence, partition)
+                  select gen_random_uuid(), 'order', a, 'Paced', clock_timestamp(), jsonb_build_object('causedBy', c), s, p
+                    from unnest(?::text[], ?::text[], ?::bigint[], ?::int[]) as u(a, c, s, p)
+                  returning partition)
+                select pg_notify('txinbox_outbox', string_agg(distinct partition::text, ',')) from written""")) {
+            while (sent < total) {
+                long due = Math.min(total, (long) ((System.nanoTime() - start) / 1e9 * rate));
+                int n = (int) (due - sent);
+                if (n > 0) {
+                    String[] ids = new String[n];
+                    String[] causes = new String[n];
+                    Long[] seqs = new Long[n];
+                    Integer[] parts = new Integer[n];
+                    for (int i = 0; i < n; i++) {
+                        int aggregate = (int) ((sent + i) % aggregates);
+                        ids[i] = "paced-" + aggregate;
+                        causes[i] = "paced-" + (sent + i);
+                        seqs[i] = ++sequences[aggregate];
+                        parts[i] = Math.floorMod(ids[i].hashCode(), partitions);
+                    }
+                    insert.setArray(1, db.createArrayOf("text", ids));
+                    insert.setArray(2, db.createArrayOf("text", causes));
+                    insert.setArray(3, db.createArrayOf("bigint", seqs));
+                    insert.setArray(4, db.createArrayOf("integer", parts));
+                    insert.executeQuery().close();
+                    sent = due;
+                }
+                Thread.sleep(10);
+            }
+        }
+        awaitPublished(service, recorded + total);
+        Map<String, StageTimes.Stage> stages = service.stageTimes().since(before);
+        StageTimes.Stage s = stages.get(StageTimes.OUTBOX);
+        if (s != null) {
+            System.out.printf("    paced at %.0f events/s for %d s (%d events): record to send p50/p95/p99 %.0f/%.0f/%.0f ms%n",
+                    rate, seconds, total, s.p50Ms(), s.p95Ms(), s.p99Ms());
+        }
+        return stages;
     }
 
     /** Polls the service's published counter every 250 ms until {@code published} events are out. */

@@ -24,6 +24,8 @@ public class BenchSuite implements Options.Suite {
     List<String> modes;
     int curveMessages = 20_000;
     int pacedSeconds = 30;
+    /** The relay run's paced phase, events/s; 0: half what the relay just did flat out. */
+    int relayPacedRate = 0;
     int warmUp = 10_000;
     /** Messages of other orders queued ahead of a backlog run's stream: the window opens once they are done. */
     int backlogWarmUp = 50_000;
@@ -82,6 +84,7 @@ public class BenchSuite implements Options.Suite {
                 new Options.Option("--old-rows", () -> oldRows, v -> oldRows = Long.parseLong(v)),
                 new Options.Option("--curve-messages", () -> curveMessages, v -> curveMessages = Integer.parseInt(v)),
                 new Options.Option("--paced-seconds", () -> pacedSeconds, v -> pacedSeconds = Integer.parseInt(v)),
+                new Options.Option("--relay-paced-rate", () -> relayPacedRate, v -> relayPacedRate = Integer.parseInt(v)),
                 new Options.Option("--warm-up", () -> warmUp, v -> warmUp = Integer.parseInt(v)),
                 new Options.Option("--backlog-warm-up", () -> backlogWarmUp, v -> backlogWarmUp = Integer.parseInt(v)),
                 new Options.Option("--parallelism", () -> parallelism, v -> parallelism = Integer.parseInt(v)),
