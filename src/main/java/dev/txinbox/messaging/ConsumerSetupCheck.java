@@ -25,9 +25,10 @@ import io.quarkus.runtime.StartupEvent;
 public class ConsumerSetupCheck {
 
     void check(@Observes @Priority(1) StartupEvent started, TxinboxConfig txinbox, Inbox inbox, Config config) {
+        Set<String> running = txinbox.runningConsumers().keySet();
         Set<String> switchedOff = new TreeSet<>(txinbox.consumers().keySet());
-        switchedOff.removeAll(txinbox.runningConsumers().keySet());
-        List<String> problems = problems(txinbox.runningConsumers().keySet(), inbox::hasConsumer,
+        switchedOff.removeAll(running);
+        List<String> problems = problems(running, inbox::hasConsumer,
                 name -> config.getOptionalValue("mp.messaging.incoming." + name + ".connector", String.class)
                         .filter("smallrye-sqs"::equals).isPresent());
         problems.addAll(channelsLeftOn(switchedOff,

@@ -95,7 +95,9 @@ public class SqsInboxReceiver {
     }
 
     private TxinboxConfig.Consumer settings(String consumer) {
-        TxinboxConfig.Consumer settings = config.runningConsumers().get(consumer);
+        // Per message: a plain lookup. Only a running consumer has a channel (ConsumerSetupCheck refuses a
+        // switched-off one whose channel is on), so no message reaches here for another.
+        TxinboxConfig.Consumer settings = config.consumers().get(consumer);
         if (settings == null) {
             throw new IllegalStateException("no configuration txinbox.consumers." + consumer + ".*");
         }
