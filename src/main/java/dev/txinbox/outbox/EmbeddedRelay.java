@@ -91,6 +91,11 @@ public class EmbeddedRelay {
         return Optional.ofNullable(relay);
     }
 
+    /** What hears the other pods' commits for this one; empty when the relay is disabled. */
+    public synchronized Optional<OutboxListener> listener() {
+        return Optional.ofNullable(listener);
+    }
+
     /** A relay with a connection of its own (not started): the embedded one, or a second instance in a test. */
     public OutboxRelay newRelay(String name) {
         return newRelay(name, signal);
@@ -101,19 +106,19 @@ public class EmbeddedRelay {
      * this process's commits do not ring directly).
      */
     public OutboxRelay newRelay(String name, OutboxSignal signal) {
-        return new OutboxRelay(name, this::connect, publisher, config, signal, metrics, mapper);
+        return new OutboxRelay(name, () -> connect("txinbox-outbox-relay"), publisher, config, signal, metrics, mapper);
     }
 
     /** What other pods' commits ring through PostgreSQL, on {@code signal}'s relays (not started). */
     public OutboxListener newListener(String name, OutboxSignal signal) {
-        return new OutboxListener(name, this::connect, signal);
+        return new OutboxListener(name, () -> connect("txinbox-outbox-listener"), signal);
     }
 
-    private Connection connect() throws SQLException {
+    private Connection connect(String applicationName) throws SQLException {
         Properties properties = new Properties();
         user.ifPresent(u -> properties.setProperty("user", u));
         password.ifPresent(p -> properties.setProperty("password", p));
-        properties.setProperty("ApplicationName", "txinbox-outbox-relay");
+        properties.setProperty("ApplicationName", applicationName);
         properties.setProperty("tcpKeepAlive", "true");
         // A dead server must not hang the relay forever: its locks are gone with the session anyway.
         properties.setProperty("socketTimeout", "60");

@@ -7,6 +7,7 @@ import static org.hamcrest.Matchers.notNullValue;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.time.Duration;
 import java.util.UUID;
 
 import jakarta.inject.Inject;
@@ -18,7 +19,10 @@ import dev.txinbox.ops.OutboxRetention;
 import dev.txinbox.support.ServiceTest;
 import io.quarkus.test.junit.QuarkusTest;
 
-/** Retention keeps what is pending; the outbox's metrics and readiness check are there from the start. */
+/**
+ * Retention keeps what is pending; the outbox's metrics and readiness check are there from the start, and readiness
+ * shows whether the listener hears the other pods.
+ */
 @QuarkusTest
 class OutboxRetentionAndHealthTest extends ServiceTest {
 
@@ -27,6 +31,9 @@ class OutboxRetentionAndHealthTest extends ServiceTest {
 
     @Inject
     OutboxStatistics statistics;
+
+    @Inject
+    EmbeddedRelay embedded;
 
     @Test
     void retentionDeletesOldPublishedAndSkippedEventsAndKeepsWhatIsPending() {
@@ -77,6 +84,26 @@ class OutboxRetentionAndHealthTest extends ServiceTest {
             statistics.refresh();
         }
         given().get("/q/health/ready").then().body("checks.find { it.name == 'outbox' }.status", equalTo("UP"));
+    }
+
+    @Test
+    void readinessSaysWhetherTheListenerHearsTheOtherPodsAndItComesBackAfterItsConnectionIsCut() {
+        OutboxListener listener = embedded.listener().orElseThrow();
+        eventually().until(listener::listening);
+        given().get("/q/health/ready").then()
+                .body("checks.find { it.name == 'outbox' }.data.listener", equalTo("listening"));
+        long cut = db.count("select count(pg_terminate_backend(pid)) from pg_stat_activity"
+                + " where application_name = 'txinbox-outbox-listener' and datname = current_database()");
+        assertEquals(1, cut, "the listener's session");
+        eventually().pollInterval(Duration.ofMillis(10)).until(() -> !listener.listening());
+        given().get("/q/health/ready").then()
+                .body("checks.find { it.name == 'outbox' }.status", equalTo("UP"))
+                .body("checks.find { it.name == 'outbox' }.data.listener", equalTo("reconnecting"));
+        eventually().until(listener::listening);
+        assertEquals(1, db.count("select count(*) from pg_stat_activity where application_name = 'txinbox-outbox-listener'"
+                + " and datname = current_database()"));
+        given().get("/q/health/ready").then()
+                .body("checks.find { it.name == 'outbox' }.data.listener", equalTo("listening"));
     }
 
     private UUID insert(String aggregate, long sequence, String at, String publishedAt, String skippedAt, int partition) {

@@ -16,7 +16,8 @@ import dev.txinbox.outbox.OutboxStatistics;
  * Readiness {@code outbox} (CONTRACT §6): pending events and the oldest one's age, as {@code inbox-lag} reports the
  * inbox. DOWN when the oldest pending event is older than {@code txinbox.outbox.max-pending-age}, or when the queue
  * cannot be used (missing, access denied), with the reason. A broker outage is reported but left to the {@code sqs}
- * check and the age threshold. With the relay disabled there is nothing to judge: UP, "relay disabled".
+ * check and the age threshold; so is a listener without its connection (other pods' commits then wait for the
+ * relay's poll). With the relay disabled there is nothing to judge: UP, "relay disabled".
  */
 @Readiness
 @ApplicationScoped
@@ -54,6 +55,8 @@ public class OutboxReadinessCheck implements HealthCheck {
                 response.down().withData("down", "queue " + config.queue() + " cannot be used: " + state.error());
             }
         });
+        // Not a reason for DOWN: without it, what other pods commit for this one's partitions waits for the poll.
+        relay.listener().ifPresent(l -> response.withData("listener", l.listening() ? "listening" : "reconnecting"));
         if (pending.oldestPendingSeconds() > config.maxPendingAge().toSeconds()) {
             response.down().withData("down", "the oldest pending event waits for "
                     + Math.round(pending.oldestPendingSeconds()) + " s > " + config.maxPendingAge().toSeconds() + " s");
