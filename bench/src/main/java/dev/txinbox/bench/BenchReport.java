@@ -129,6 +129,13 @@ final class BenchReport extends Report<BenchSuite> {
                     r.seconds(), r.throughput(), r.consumerCpuMs(), jit(r), r.postgresCpuMs(), statements(r),
                     r.brokerCpuMs(), r.wholePathCpuMs(), r.sqsRequestsPerMessage(), r.peakRssMiB(), verdict(r)));
         }
+        for (RunResult r : runs) {
+            if (r.consumer().equals("relay") && r.latencyP99Ms() != null) {
+                md.append(String.format("%nThe relay paced at %.0f events/s (item 10 of docs/BENCHMARKS.md): record to send"
+                        + " p50 / p95 / p99 %.0f / %.0f / %.0f ms (each the upper bound of the histogram bucket it falls in)%n",
+                        r.paceRate(), r.latencyP50Ms(), r.latencyP95Ms(), r.latencyP99Ms()));
+            }
+        }
     }
 
     /** The JIT compiler threads' CPU per message, where the consumer's threads were read. */
