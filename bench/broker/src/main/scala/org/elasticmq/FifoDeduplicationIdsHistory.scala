@@ -1,3 +1,5 @@
+// Derived from ElasticMQ 1.7.1's FifoDeduplicationIdsHistory.scala (elasticmq-core_2.13-1.7.1-sources.jar, Apache
+// License 2.0), for the txinbox benchmarks only; what changed is said below.
 package org.elasticmq
 
 import com.typesafe.scalalogging.LazyLogging
