@@ -370,6 +370,8 @@ public final class Bench implements AutoCloseable {
     private Map<String, StageTimes.Stage> relayPaced(Service service, long recorded, double rate, int seconds)
             throws Exception {
         int aggregates = 500;
+        // The service's default txinbox.outbox.partitions, and below its Outbox.partitionOf: the harness runs the
+        // service as a process and does not link its classes, so the two must be kept in step by hand.
         int partitions = 16;
         long[] sequences = new long[aggregates];
         StageTimes before = service.stageTimes();
