@@ -79,8 +79,7 @@ final class AbReport extends Report<AbSuite> {
                 .append(String.format("%,d", options.suite().backlogWarmUp))
                 .append(" warm-up messages of other orders queued ahead of it, measured from their count done to the"
                         + " stream's; one warm-up run of A first, discarded, then the sides taking turns at going first  \n");
-        md.append("Machine: ").append(machine.get("cores")).append(" cores, ").append(machine.get("cpu")).append(", ")
-                .append(machine.get("java")).append(", ").append(machine.get("broker")).append("\n\n");
+        md.append("Machine: ").append(Bench.describe(machine)).append("\n\n");
         md.append("| round | build");
         FIGURES.forEach(f -> md.append(" | ").append(f.column()));
         md.append(" | oracle |\n|---|---").append("|--:".repeat(FIGURES.size())).append("|---|\n");

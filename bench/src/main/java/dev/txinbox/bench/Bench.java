@@ -886,6 +886,11 @@ public final class Bench implements AutoCloseable {
                     .filter(l -> l.startsWith("model name")).findFirst().map(l -> l.replaceAll(".*:\\s*", "")).orElse("?"));
             machine.put("memory", Files.readAllLines(Path.of("/proc/meminfo")).get(0).replaceAll("\\s+", " "));
             machine.put("postgres", Db.queryString(Db.url("postgres"), "select version()"));
+            // Settings that move the figures: without autovacuum, every updated table keeps its dead rows for the run.
+            machine.put("postgresSettings", Db.queryString(Db.url("postgres"), "select 'autovacuum '"
+                    + " || current_setting('autovacuum') || ', fsync ' || current_setting('fsync')"
+                    + " || ', synchronous_commit ' || current_setting('synchronous_commit')"
+                    + " || ', shared_buffers ' || current_setting('shared_buffers')"));
         } catch (IOException | SQLException e) {
             machine.put("error", e.toString());
         }
@@ -893,6 +898,12 @@ public final class Bench implements AutoCloseable {
         machine.put("broker", "ElasticMQ 1.7.1 (standalone, in memory" + (suite.broker.equals("elasticmq") ? ")"
                 : "; patched, bench/broker: sends and receives of FIFO queues without their per-queue copies)"));
         return machine;
+    }
+
+    /** The reports' "Machine:" line. */
+    static String describe(Map<String, Object> machine) {
+        return machine.get("cores") + " cores, " + machine.get("cpu") + ", " + machine.get("java") + ", "
+                + machine.get("broker") + ", PostgreSQL with " + machine.get("postgresSettings");
     }
 
     @Override

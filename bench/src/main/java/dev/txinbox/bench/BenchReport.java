@@ -69,8 +69,7 @@ final class BenchReport extends Report<BenchSuite> {
     @Override
     protected void markdown(StringBuilder md) {
         md.append("Stream: ").append(spec.describe()).append("  \n");
-        md.append("Machine: ").append(machine.get("cores")).append(" cores, ").append(machine.get("cpu")).append(", ")
-                .append(machine.get("java")).append(", ").append(machine.get("broker")).append("\n");
+        md.append("Machine: ").append(Bench.describe(machine)).append("\n");
         for (String mode : options.suite().modes) {
             List<RunResult> inMode = runs.stream().filter(r -> r.mode().equals(mode)).toList();
             if (mode.equals(BenchSuite.BACKLOG)) {
