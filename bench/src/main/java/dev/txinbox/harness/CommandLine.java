@@ -11,7 +11,8 @@ import java.util.Set;
 /**
  * A harness's command line: bare flags such as {@code --quick}, {@code --name=value} options and, for a
  * script that takes them (bench/ab's two builds), positional arguments, in the order given; plus the command
- * as a report shows it (without the paths its script passes).
+ * as a report shows it: without the paths its script passes (first, before the user's), but with one the user
+ * gave again, such as {@code bench/run --jar=<another build>}, which wins and names what ran.
  */
 public record CommandLine(Set<String> flags, Map<String, String> options, List<String> arguments, String display) {
 
@@ -22,6 +23,7 @@ public record CommandLine(Set<String> flags, Map<String, String> options, List<S
         Map<String, String> options = new LinkedHashMap<>();
         List<String> arguments = new ArrayList<>();
         List<String> shown = new ArrayList<>(List.of(script));
+        Set<String> passed = new LinkedHashSet<>();
         for (String arg : Arrays.asList(args)) {
             if (knownFlags.contains(arg)) {
                 flags.add(arg);
@@ -33,7 +35,7 @@ public record CommandLine(Set<String> flags, Map<String, String> options, List<S
                     throw new IllegalArgumentException("expected one of " + knownFlags + " or --name=value, got " + arg);
                 }
                 options.put(kv[0], kv[1]);
-                if (hidden.contains(kv[0])) {
+                if (hidden.contains(kv[0]) && passed.add(kv[0])) {
                     continue;
                 }
             }
