@@ -23,7 +23,14 @@ public final class Ab {
      * One side: A, B or C, the revision (or directory) as given, the commit it was built from, its jar, and the
      * settings added to its environment.
      */
-    record Build(String label, String revision, String commit, String jar, Map<String, String> env) {
+    record Build(String label, String revision, String commit, String jar, Map<String, String> env,
+            boolean bareSends) {
+
+        /** Its settings and, if it has one, the bare sender beside it, as the report and the console say them. */
+        String extras() {
+            String settings = env.isEmpty() ? "" : ", with `" + AbSuite.show(env) + "`";
+            return settings + (bareSends ? ", the harness's bare sends beside it (`--bare-sends`)" : "");
+        }
     }
 
     /** One measured run of a round. */
@@ -36,18 +43,20 @@ public final class Ab {
     public static void main(String[] args) throws Exception {
         Options<AbSuite> options = Options.parseOrExit(new AbSuite(), args);
         AbSuite suite = options.suite();
-        Build a = new Build("A", options.arguments().get(0), suite.commitA, options.jar().toString(), suite.envA);
-        Build b = new Build("B", options.arguments().get(1), suite.commitB, suite.jarB.toString(), suite.envB);
+        Build a = new Build("A", options.arguments().get(0), suite.commitA, options.jar().toString(), suite.envA,
+                suite.bareSendsSide.equals("A"));
+        Build b = new Build("B", options.arguments().get(1), suite.commitB, suite.jarB.toString(), suite.envB,
+                suite.bareSendsSide.equals("B"));
         List<Build> builds = suite.envC == null ? List.of(a, b)
-                : List.of(a, b, new Build("C", b.revision(), b.commit(), b.jar(), suite.envC));
+                : List.of(a, b, new Build("C", b.revision(), b.commit(), b.jar(), suite.envC,
+                        suite.bareSendsSide.equals("C")));
         StreamSpec spec = suite.spec(options);
         OrderStream stream = OrderStream.generate(spec);
         System.out.printf("A/B of the service jar, backlog mode, run %s: %s; %d warm-up messages ahead of it; rounds: %d%n",
                 suite.run, spec.describe(), suite.backlogWarmUp, suite.rounds);
         for (Build build : builds) {
             System.out.printf("  %s: %s%s, %s%s%n", build.label(), build.revision(),
-                    build.commit().isEmpty() ? "" : " (" + build.commit() + ")", build.jar(),
-                    build.env().isEmpty() ? "" : ", with " + AbSuite.show(build.env()));
+                    build.commit().isEmpty() ? "" : " (" + build.commit() + ")", build.jar(), build.extras());
         }
         List<Row> rows = new ArrayList<>();
         RunResult warmUp;
@@ -81,6 +90,6 @@ public final class Ab {
         return suite.run.equals("relay")
                 ? bench.relayBacklog(Path.of(build.jar()), name, stream, spec.groups(), suite.parallelism, build.env())
                 : bench.txinboxBacklog(Path.of(build.jar()), name, stream, spec.groups(), suite.parallelism, 0, false,
-                        build.env());
+                        build.bareSends(), build.env());
     }
 }

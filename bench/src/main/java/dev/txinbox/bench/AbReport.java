@@ -73,7 +73,7 @@ final class AbReport extends Report<AbSuite> {
         for (Ab.Build b : builds) {
             md.append(b.label()).append(": `").append(b.revision()).append('`')
                     .append(b.commit().isEmpty() ? "" : " (" + b.commit() + ")").append(", ").append(b.jar())
-                    .append(b.env().isEmpty() ? "" : ", with `" + AbSuite.show(b.env()) + "`").append("  \n");
+                    .append(b.extras()).append("  \n");
         }
         md.append("Stream: ").append(spec.describe()).append("; backlog mode, ")
                 .append(String.format("%,d", options.suite().backlogWarmUp))

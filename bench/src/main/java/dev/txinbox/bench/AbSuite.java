@@ -35,6 +35,8 @@ public final class AbSuite extends BenchSuite {
     Map<String, String> envB = Map.of();
     /** C's settings; null: no side C. */
     Map<String, String> envC;
+    /** The side whose runs have a {@link dev.txinbox.harness.BareSender} beside them: A, B, C or none. */
+    String bareSendsSide = "none";
 
     @Override
     public String script() {
@@ -69,6 +71,7 @@ public final class AbSuite extends BenchSuite {
         options.add(new Options.Option("--env-b", () -> show(envB), v -> envB = settings("--env-b", v)));
         options.add(new Options.Option("--env-c", () -> envC == null ? "(no side C)" : show(envC),
                 v -> envC = settings("--env-c", v)));
+        options.add(new Options.Option(BARE_SENDS, () -> bareSendsSide, v -> bareSendsSide = v));
         return options;
     }
 
@@ -103,6 +106,15 @@ public final class AbSuite extends BenchSuite {
         }
         if (!run.equals("txinbox") && !run.equals("relay")) {
             throw new IllegalArgumentException("--run takes txinbox or relay, got '" + run + "'");
+        }
+        if (!Set.of("none", "A", "B", "C").contains(bareSendsSide)) {
+            throw new IllegalArgumentException(BARE_SENDS + " takes A, B, C or none, got '" + bareSendsSide + "'");
+        }
+        if (bareSendsSide.equals("C") && envC == null) {
+            throw new IllegalArgumentException(BARE_SENDS + "=C needs a side C (--env-c)");
+        }
+        if (!bareSendsSide.equals("none") && run.equals("relay")) {
+            throw new IllegalArgumentException(BARE_SENDS + " goes beside the inbox's run, not the relay's");
         }
         if (jarB == null) {
             throw new IllegalArgumentException(JAR_B + " is required (" + script() + " passes it)");

@@ -19,6 +19,7 @@ import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
+import dev.txinbox.harness.BareSender;
 import dev.txinbox.harness.Child;
 import dev.txinbox.harness.Db;
 import dev.txinbox.harness.Downstream;
@@ -159,7 +160,8 @@ public final class Bench implements AutoCloseable {
             runs.add(relayBacklog(options.jar(), "relay", mainStream, main.groups(), suite.parallelism));
             return runs;
         }
-        runs.add(txinboxBacklog(options.jar(), "txinbox", mainStream, main.groups(), suite.parallelism, 0, jfr));
+        runs.add(txinboxBacklog(options.jar(), "txinbox", mainStream, main.groups(), suite.parallelism, 0, jfr,
+                suite.bareSends, Map.of()));
         if (suite.runs.contains("relay")) {
             runs.add(relayBacklog(options.jar(), "relay", mainStream, main.groups(), suite.parallelism));
         }
@@ -234,12 +236,16 @@ public final class Bench implements AutoCloseable {
      */
     RunResult txinboxBacklog(Path jar, String name, OrderStream stream, int groups, int parallelism, long oldRows,
             boolean jfr) throws Exception {
-        return txinboxBacklog(jar, name, stream, groups, parallelism, oldRows, jfr, Map.of());
+        return txinboxBacklog(jar, name, stream, groups, parallelism, oldRows, jfr, false, Map.of());
     }
 
-    /** {@link #txinboxBacklog} with {@code extra} settings in the service's environment (bench/ab's sides). */
+    /**
+     * {@link #txinboxBacklog} with {@code extra} settings in the service's environment (bench/ab's sides), and with
+     * {@code bareSends}, a {@link BareSender} beside it in the window: one message sent to the events queue per
+     * message applied, from the harness.
+     */
     RunResult txinboxBacklog(Path jar, String name, OrderStream stream, int groups, int parallelism, long oldRows,
-            boolean jfr, Map<String, String> extra) throws Exception {
+            boolean jfr, boolean bareSends, Map<String, String> extra) throws Exception {
         Queues queues = queues();
         Db.reset(DB);
         PgStatements.install(DB);
@@ -266,8 +272,14 @@ public final class Bench implements AutoCloseable {
             Reading from = awaitDone(service, warmUp, false);
             PgStatements statements = PgStatements.start(DB, Db.SERVICE_ROLE);
             Snapshot before = snapshot(service.pid());
-            Reading to = awaitDone(service, warmUp + stream.oracle().messages(), true);
+            BareSender sender = bareSends ? new BareSender(sqs.client(), queues.eventsUrl, from.counters.done()) : null;
+            Reading to = awaitDone(service, warmUp + stream.oracle().messages(), true, sender);
             Snapshot after = snapshot(service.pid());
+            if (sender != null) {
+                sender.close();
+                System.out.printf("    bare sends beside it: %d messages in %d SendMessageBatch calls%n", sender.sent(),
+                        sender.calls());
+            }
             long measured = to.counters.done() - from.counters.done();
             PgStatements.Count counted = statements.end(measured);
             service.saveMetrics(logs.resolve(slug + ".metrics"));
@@ -600,6 +612,11 @@ public final class Bench implements AutoCloseable {
      * waiting after two minutes without progress (the oracle check then says what is missing).
      */
     private Reading awaitDone(Service service, long done, boolean inWindow) throws Exception {
+        return awaitDone(service, done, inWindow, null);
+    }
+
+    /** {@link #awaitDone}, telling {@code sender} (if any) every count read, at least every 250 ms. */
+    private Reading awaitDone(Service service, long done, boolean inWindow, BareSender sender) throws Exception {
         Reading first = null;
         Reading last = null;
         long lastProgress = System.currentTimeMillis();
@@ -610,6 +627,9 @@ public final class Bench implements AutoCloseable {
             long pause = 250;
             try {
                 Reading reading = new Reading(service.counters(), System.currentTimeMillis());
+                if (sender != null) {
+                    sender.follow(reading.counters.done());
+                }
                 if (reading.counters.done() >= done) {
                     return reading;
                 }
@@ -622,7 +642,7 @@ public final class Bench implements AutoCloseable {
                 }
                 double perMilli = (double) (reading.counters.done() - first.counters.done())
                         / Math.max(1, reading.atMillis - first.atMillis);
-                if (inWindow && perMilli > 0) {
+                if (inWindow && perMilli > 0 && sender == null) {
                     pause = Math.max(250, Math.min(2000, (long) ((done - reading.counters.done()) / perMilli / 4)));
                 }
             } catch (IOException e) {

@@ -2,6 +2,7 @@ package dev.txinbox.bench;
 
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
 
@@ -18,6 +19,7 @@ public class BenchSuite implements Options.Suite {
     static final String CONCURRENT = "concurrent";
     static final String BACKLOG = "backlog";
     static final String JFR = "--jfr";
+    static final String BARE_SENDS = "--bare-sends";
     static final List<String> RUNS = List.of("txinbox", "drain", "naive", "latency", "curves", "scale", "relay");
     /**
      * ElasticMQ 1.7.1 as released, or with two costs SQS does not have taken out (bench/broker): a FIFO send copies
@@ -46,6 +48,8 @@ public class BenchSuite implements Options.Suite {
     /** Which ElasticMQ the script started: {@link #BROKERS}; bench/broker holds the patched one's two files. */
     String broker = BROKERS.get(0);
     boolean jfr;
+    /** A {@link dev.txinbox.harness.BareSender} beside the backlog txinbox run. */
+    boolean bareSends;
     List<String> runs = RUNS;
 
     @Override
@@ -74,7 +78,7 @@ public class BenchSuite implements Options.Suite {
 
     @Override
     public Set<String> flags() {
-        return Set.of(JFR);
+        return new LinkedHashSet<>(List.of(JFR, BARE_SENDS)); // the usage lists them in this order
     }
 
     @Override
@@ -128,6 +132,11 @@ public class BenchSuite implements Options.Suite {
             } else {
                 modes = runs.contains("relay") ? List.of(CONCURRENT, BACKLOG) : List.of(CONCURRENT);
             }
+        }
+        bareSends = options.flag(BARE_SENDS);
+        if (bareSends && !modes.contains(BACKLOG)) {
+            throw new IllegalArgumentException(BARE_SENDS + " goes beside the backlog mode's txinbox run: add"
+                    + " --mode=backlog");
         }
         if (options.given("--old-rows") && oldRows > 0) {
             if (!modes.contains(BACKLOG)) {

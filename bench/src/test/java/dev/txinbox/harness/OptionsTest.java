@@ -58,7 +58,7 @@ class OptionsTest {
             Map.entry("--commit-a", "abc1234"), Map.entry("--commit-b", "def5678"),
             Map.entry("--env-a", "OTEL_SDK_DISABLED=true"),
             Map.entry("--env-b", "A=1,B=2"),
-            Map.entry("--env-c", "TXINBOX_OUTBOX_RELAY_ENABLED=false"));
+            Map.entry("--env-c", "TXINBOX_OUTBOX_RELAY_ENABLED=false"), Map.entry("--bare-sends", "B"));
 
     @Test
     void benchTakesEveryDocumentedOptionAndNothingElse() throws IOException {
@@ -198,7 +198,10 @@ class OptionsTest {
                 "--elasticmq-classpath=x");
         assertRefused("--messages takes a number, got 'many'", new BenchSuite(), "--messages=many");
         assertRefused("--kills takes a number, got '2.5'", new ChaosSuite(), "--kills=2.5", "--elasticmq-classpath=x");
-        assertRefused("expected one of [--quick, --jfr, --help] or --name=value, got quick", new BenchSuite(), "quick");
+        assertRefused("expected one of [--quick, --jfr, --bare-sends, --help] or --name=value, got quick",
+                new BenchSuite(), "quick");
+        assertRefused("--bare-sends goes beside the backlog mode's txinbox run: add --mode=backlog", new BenchSuite(),
+                "--runs=txinbox", "--bare-sends");
         assertRefused("expected one of [--quick, --help] or --name=value, got --jfr", new ChaosSuite(), "--jfr");
         assertRefused("--mode takes concurrent, backlog or both (comma-separated), got 'sideways'", new BenchSuite(),
                 "--mode=sideways");
@@ -224,6 +227,12 @@ class OptionsTest {
         assertRefused("--jar-b is required (bench/ab passes it)", new AbSuite(), "a", "b");
         assertRefused("--env-b takes NAME=value pairs separated by commas, got 'sampled'", new AbSuite(),
                 join("a", join("b", join("--env-b=sampled", ab))));
+        assertRefused("--bare-sends takes A, B, C or none, got 'b'", new AbSuite(),
+                join("a", join("b", join("--bare-sends=b", ab))));
+        assertRefused("--bare-sends=C needs a side C (--env-c)", new AbSuite(),
+                join("a", join("b", join("--bare-sends=C", ab))));
+        assertRefused("--bare-sends goes beside the inbox's run, not the relay's", new AbSuite(),
+                join("a", join("b", join("--run=relay", join("--bare-sends=A", ab)))));
     }
 
     @Test
