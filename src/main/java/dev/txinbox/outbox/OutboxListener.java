@@ -82,7 +82,6 @@ public final class OutboxListener {
                 backoff = Duration.ofSeconds(1);
                 listen(connection);
             } catch (SQLException e) {
-                listening = false;
                 LOG.debugf("outbox listener %s: %s; the relays poll meanwhile", name, e.getMessage());
             }
             listening = false;

@@ -923,7 +923,8 @@ public final class Bench implements AutoCloseable {
     /** The reports' "Machine:" line. */
     static String describe(Map<String, Object> machine) {
         return machine.get("cores") + " cores, " + machine.get("cpu") + ", " + machine.get("java") + ", "
-                + machine.get("broker") + ", PostgreSQL with " + machine.get("postgresSettings");
+                + machine.get("broker") + ", PostgreSQL with " + machine.getOrDefault("postgresSettings",
+                        "settings unread (" + machine.get("error") + ")");
     }
 
     @Override
