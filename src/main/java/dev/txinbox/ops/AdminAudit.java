@@ -39,13 +39,17 @@ public class AdminAudit {
         this.entityManager = entityManager;
     }
 
+    /**
+     * Writes one line in the caller's transaction if it has one, so that the line commits with the action it records
+     * and neither stands without the other; in a transaction of its own otherwise.
+     */
     public void record(String actor, String action, String consumer, String target, String outcome, String detail) {
         String on = consumer == null ? "" : " " + consumer + (target == null ? "" : "/" + target);
-        LOG.infof("admin %s%s by %s: %s%s", action, on, actor, outcome, detail == null ? "" : " (" + detail + ")");
-        QuarkusTransaction.requiringNew().run(() -> entityManager.createNativeQuery(
+        QuarkusTransaction.joiningExisting().run(() -> entityManager.createNativeQuery(
                 "insert into admin_audit (actor, action, consumer, target, outcome, detail) values (?1, ?2, ?3, ?4, ?5, ?6)")
                 .setParameter(1, actor).setParameter(2, action).setParameter(3, consumer).setParameter(4, target)
                 .setParameter(5, outcome).setParameter(6, detail).executeUpdate());
+        LOG.infof("admin %s%s by %s: %s%s", action, on, actor, outcome, detail == null ? "" : " (" + detail + ")");
     }
 
     public Page recent(int page, int size) {

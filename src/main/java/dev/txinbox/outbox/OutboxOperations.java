@@ -10,6 +10,9 @@ import java.util.UUID;
 
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.persistence.EntityManager;
+import jakarta.transaction.Status;
+import jakarta.transaction.Synchronization;
+import jakarta.transaction.TransactionSynchronizationRegistry;
 
 import org.hibernate.Session;
 
@@ -54,10 +57,13 @@ public class OutboxOperations {
 
     private final EntityManager entityManager;
     private final EmbeddedRelay relay;
+    private final TransactionSynchronizationRegistry transaction;
 
-    public OutboxOperations(EntityManager entityManager, EmbeddedRelay relay) {
+    public OutboxOperations(EntityManager entityManager, EmbeddedRelay relay,
+            TransactionSynchronizationRegistry transaction) {
         this.entityManager = entityManager;
         this.relay = relay;
+        this.transaction = transaction;
     }
 
     public List<Waiting> waiting(int limit) {
@@ -68,7 +74,11 @@ public class OutboxOperations {
         return query(WAITING.formatted("and h.aggregateid = ?2"), 1, aggregateId).stream().findFirst();
     }
 
-    /** The waiting event of the aggregate is due now; empty when the aggregate waits at nothing. */
+    /**
+     * The waiting event of the aggregate is due now; empty when the aggregate waits at nothing. Like {@link #skip},
+     * runs in the caller's transaction if it has one (an operator's audit line commits with it), and wakes the
+     * relay when that commits.
+     */
     public Optional<Waiting> retry(String aggregateId) {
         return settle(aggregateId, "next_attempt_at = now()");
     }
@@ -96,20 +106,37 @@ public class OutboxOperations {
         });
     }
 
-    /** Sets {@code assignment} on the event the aggregate waits at, if it still waits, and wakes the relay. */
+    /**
+     * Sets {@code assignment} on the event the aggregate waits at, if it still waits when the update takes the row:
+     * the relay may have published it (a retry came due) or another operator settled it since it was read, and
+     * then the answer is empty, as it would have been a moment later.
+     */
     private Optional<Waiting> settle(String aggregateId, String assignment) {
-        Optional<Waiting> waiting = waiting(aggregateId);
-        waiting.ifPresent(w -> {
-            QuarkusTransaction.requiringNew().run(() -> entityManager.createNativeQuery(
-                    "update outbox_events set " + assignment + " where id = ?1 and published_at is null")
-                    .setParameter(1, w.eventId()).executeUpdate());
-            relay.relay().ifPresent(OutboxRelay::wake);
+        return QuarkusTransaction.joiningExisting().call(() -> {
+            Optional<Waiting> waiting = waiting(aggregateId);
+            if (waiting.isEmpty() || entityManager.createNativeQuery("update outbox_events set " + assignment
+                    + " where id = ?1 and published_at is null and skipped_at is null")
+                    .setParameter(1, waiting.get().eventId()).executeUpdate() == 0) {
+                return Optional.<Waiting>empty();
+            }
+            transaction.registerInterposedSynchronization(new Synchronization() {
+                @Override
+                public void beforeCompletion() {
+                }
+
+                @Override
+                public void afterCompletion(int status) {
+                    if (status == Status.STATUS_COMMITTED) {
+                        relay.relay().ifPresent(OutboxRelay::wake);
+                    }
+                }
+            });
+            return waiting;
         });
-        return waiting;
     }
 
     private List<Waiting> query(String sql, int limit, String aggregateId) {
-        return QuarkusTransaction.requiringNew().call(() -> {
+        return QuarkusTransaction.joiningExisting().call(() -> {
             var query = entityManager.createNativeQuery(sql, Object[].class).setParameter(1, limit);
             if (aggregateId != null) {
                 query.setParameter(2, aggregateId);

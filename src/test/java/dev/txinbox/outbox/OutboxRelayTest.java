@@ -6,6 +6,7 @@ import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.equalTo;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
@@ -204,6 +205,40 @@ class OutboxRelayTest extends ServiceTest {
                 + " and outcome = 'retried'", stuck));
         admin().post("/admin/outbox/streams/" + stuck + "/skip").then().statusCode(409);
         given().post("/admin/outbox/streams/" + stuck + "/skip").then().statusCode(401);
+    }
+
+    @Test
+    void aSkipWhoseAuditLineCannotBeWrittenDoesNotHappen() {
+        String stuck = unique("agg");
+        UUID[] ids = new UUID[2];
+        QuarkusTransaction.requiringNew().run(() -> {
+            ids[0] = outbox.record("order", stuck, "Huge", "{\"blob\": \"" + "x".repeat(300_000) + "\"}");
+            ids[1] = outbox.record("order", stuck, "After", "{}");
+        });
+        eventually().until(() -> db.count("select attempts from outbox_events where id = ?", ids[0]) == 1);
+        db.execute("create or replace function refuse_audit() returns trigger language plpgsql"
+                + " as $$ begin raise exception 'the audit is unavailable'; end $$");
+        db.execute("drop trigger if exists refuse_audit on admin_audit");
+        db.execute("create trigger refuse_audit before insert on admin_audit for each row execute function refuse_audit()");
+        try {
+            admin().post("/admin/outbox/streams/" + stuck + "/skip").then().statusCode(500);
+        } finally {
+            db.execute("drop trigger refuse_audit on admin_audit");
+            db.execute("drop function refuse_audit()");
+        }
+        // Neither the skip nor a line about it: the stream still waits at its refused event.
+        assertNull(db.row("select skipped_at from outbox_events where id = ?", ids[0]).get("skipped_at"));
+        assertEquals(0, db.count("select count(*) from admin_audit where target = ?", stuck));
+        admin().get("/admin/outbox/streams").then().statusCode(200)
+                .body("find { it.aggregateId == '" + stuck + "' }.eventId", equalTo(ids[0].toString()));
+        assertTrue(published.of(stuck).isEmpty());
+
+        // With the audit back, the same skip goes through, and says so.
+        admin().post("/admin/outbox/streams/" + stuck + "/skip").then().statusCode(200);
+        eventually().until(() -> published.of(stuck).size() == 1);
+        assertEquals(ids[1].toString(), parser.parse(published.of(stuck).get(0).body(), null).eventId());
+        assertEquals(1, db.count("select count(*) from admin_audit where action = 'outbox-skip' and target = ?"
+                + " and outcome = 'skipped'", stuck));
     }
 
     @Test
