@@ -273,10 +273,17 @@ public final class Bench implements AutoCloseable {
             PgStatements statements = PgStatements.start(DB, Db.SERVICE_ROLE);
             Snapshot before = snapshot(service.pid());
             BareSender sender = bareSends ? new BareSender(sqs.client(), queues.eventsUrl, from.counters.done()) : null;
-            Reading to = awaitDone(service, warmUp + stream.oracle().messages(), true, sender);
-            Snapshot after = snapshot(service.pid());
+            Reading to;
+            Snapshot after;
+            try {
+                to = awaitDone(service, warmUp + stream.oracle().messages(), true, sender);
+                after = snapshot(service.pid());
+            } finally {
+                if (sender != null) {
+                    sender.close(); // its threads would go on polling through the next runs
+                }
+            }
             if (sender != null) {
-                sender.close();
                 System.out.printf("    bare sends beside it: %d messages in %d SendMessageBatch calls%n", sender.sent(),
                         sender.calls());
             }
