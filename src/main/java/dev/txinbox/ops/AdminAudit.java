@@ -6,9 +6,11 @@ import java.util.List;
 
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.persistence.EntityManager;
+import jakarta.transaction.TransactionSynchronizationRegistry;
 
 import org.jboss.logging.Logger;
 
+import dev.txinbox.sql.AfterCommit;
 import dev.txinbox.sql.Columns;
 import io.quarkus.narayana.jta.QuarkusTransaction;
 
@@ -34,22 +36,28 @@ public class AdminAudit {
     }
 
     private final EntityManager entityManager;
+    private final TransactionSynchronizationRegistry transaction;
 
-    public AdminAudit(EntityManager entityManager) {
+    public AdminAudit(EntityManager entityManager, TransactionSynchronizationRegistry transaction) {
         this.entityManager = entityManager;
+        this.transaction = transaction;
     }
 
     /**
      * Writes one line in the caller's transaction if it has one, so that the line commits with the action it records
-     * and neither stands without the other; in a transaction of its own otherwise.
+     * and neither stands without the other; in a transaction of its own otherwise. The log says it once it has
+     * committed.
      */
     public void record(String actor, String action, String consumer, String target, String outcome, String detail) {
         String on = consumer == null ? "" : " " + consumer + (target == null ? "" : "/" + target);
-        QuarkusTransaction.joiningExisting().run(() -> entityManager.createNativeQuery(
-                "insert into admin_audit (actor, action, consumer, target, outcome, detail) values (?1, ?2, ?3, ?4, ?5, ?6)")
-                .setParameter(1, actor).setParameter(2, action).setParameter(3, consumer).setParameter(4, target)
-                .setParameter(5, outcome).setParameter(6, detail).executeUpdate());
-        LOG.infof("admin %s%s by %s: %s%s", action, on, actor, outcome, detail == null ? "" : " (" + detail + ")");
+        QuarkusTransaction.joiningExisting().run(() -> {
+            entityManager.createNativeQuery("insert into admin_audit (actor, action, consumer, target, outcome, detail)"
+                    + " values (?1, ?2, ?3, ?4, ?5, ?6)")
+                    .setParameter(1, actor).setParameter(2, action).setParameter(3, consumer).setParameter(4, target)
+                    .setParameter(5, outcome).setParameter(6, detail).executeUpdate();
+            AfterCommit.run(transaction, () -> LOG.infof("admin %s%s by %s: %s%s", action, on, actor, outcome,
+                    detail == null ? "" : " (" + detail + ")"));
+        });
     }
 
     public Page recent(int page, int size) {

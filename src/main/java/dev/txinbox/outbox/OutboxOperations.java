@@ -10,12 +10,11 @@ import java.util.UUID;
 
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.persistence.EntityManager;
-import jakarta.transaction.Status;
-import jakarta.transaction.Synchronization;
 import jakarta.transaction.TransactionSynchronizationRegistry;
 
 import org.hibernate.Session;
 
+import dev.txinbox.sql.AfterCommit;
 import dev.txinbox.sql.Columns;
 import io.quarkus.narayana.jta.QuarkusTransaction;
 
@@ -119,18 +118,7 @@ public class OutboxOperations {
                     .setParameter(1, waiting.get().eventId()).executeUpdate() == 0) {
                 return Optional.<Waiting>empty();
             }
-            transaction.registerInterposedSynchronization(new Synchronization() {
-                @Override
-                public void beforeCompletion() {
-                }
-
-                @Override
-                public void afterCompletion(int status) {
-                    if (status == Status.STATUS_COMMITTED) {
-                        relay.relay().ifPresent(OutboxRelay::wake);
-                    }
-                }
-            });
+            AfterCommit.run(transaction, () -> relay.relay().ifPresent(OutboxRelay::wake));
             return waiting;
         });
     }

@@ -25,6 +25,7 @@ import org.junit.jupiter.api.Test;
 
 import dev.txinbox.inbox.EventParser;
 import dev.txinbox.inbox.InboxEvent;
+import dev.txinbox.ops.AdminAudit;
 import dev.txinbox.support.ElasticMqResource;
 import dev.txinbox.support.JsonLogLines;
 import dev.txinbox.support.Metrics;
@@ -220,21 +221,25 @@ class OutboxRelayTest extends ServiceTest {
                 + " as $$ begin raise exception 'the audit is unavailable'; end $$");
         db.execute("drop trigger if exists refuse_audit on admin_audit");
         db.execute("create trigger refuse_audit before insert on admin_audit for each row execute function refuse_audit()");
-        try {
-            admin().post("/admin/outbox/streams/" + stuck + "/skip").then().statusCode(500);
-        } finally {
-            db.execute("drop trigger refuse_audit on admin_audit");
-            db.execute("drop function refuse_audit()");
-        }
-        // Neither the skip nor a line about it: the stream still waits at its refused event.
-        assertNull(db.row("select skipped_at from outbox_events where id = ?", ids[0]).get("skipped_at"));
-        assertEquals(0, db.count("select count(*) from admin_audit where target = ?", stuck));
-        admin().get("/admin/outbox/streams").then().statusCode(200)
-                .body("find { it.aggregateId == '" + stuck + "' }.eventId", equalTo(ids[0].toString()));
-        assertTrue(published.of(stuck).isEmpty());
+        try (JsonLogLines lines = JsonLogLines.of(AdminAudit.class)) {
+            try {
+                admin().post("/admin/outbox/streams/" + stuck + "/skip").then().statusCode(500);
+            } finally {
+                db.execute("drop trigger refuse_audit on admin_audit");
+                db.execute("drop function refuse_audit()");
+            }
+            // Neither the skip nor a line about it, in the table or the log: the stream still waits at its event.
+            assertNull(db.row("select skipped_at from outbox_events where id = ?", ids[0]).get("skipped_at"));
+            assertEquals(0, db.count("select count(*) from admin_audit where target = ?", stuck));
+            assertNull(lines.first("outbox-skip", stuck));
+            admin().get("/admin/outbox/streams").then().statusCode(200)
+                    .body("find { it.aggregateId == '" + stuck + "' }.eventId", equalTo(ids[0].toString()));
+            assertTrue(published.of(stuck).isEmpty());
 
-        // With the audit back, the same skip goes through, and says so.
-        admin().post("/admin/outbox/streams/" + stuck + "/skip").then().statusCode(200);
+            // With the audit back, the same skip goes through, and says so.
+            admin().post("/admin/outbox/streams/" + stuck + "/skip").then().statusCode(200);
+            assertNotNull(lines.first("outbox-skip", stuck, "skipped"));
+        }
         eventually().until(() -> published.of(stuck).size() == 1);
         assertEquals(ids[1].toString(), parser.parse(published.of(stuck).get(0).body(), null).eventId());
         assertEquals(1, db.count("select count(*) from admin_audit where action = 'outbox-skip' and target = ?"
