@@ -211,12 +211,7 @@ class OutboxRelayTest extends ServiceTest {
     @Test
     void aSkipWhoseAuditLineCannotBeWrittenDoesNotHappen() {
         String stuck = unique("agg");
-        UUID[] ids = new UUID[2];
-        QuarkusTransaction.requiringNew().run(() -> {
-            ids[0] = outbox.record("order", stuck, "Huge", "{\"blob\": \"" + "x".repeat(300_000) + "\"}");
-            ids[1] = outbox.record("order", stuck, "After", "{}");
-        });
-        eventually().until(() -> db.count("select attempts from outbox_events where id = ?", ids[0]) == 1);
+        UUID[] ids = waitingStream(outbox, stuck);
         db.execute("create or replace function refuse_audit() returns trigger language plpgsql"
                 + " as $$ begin raise exception 'the audit is unavailable'; end $$");
         db.execute("drop trigger if exists refuse_audit on admin_audit");

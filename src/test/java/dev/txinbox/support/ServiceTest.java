@@ -3,6 +3,7 @@ package dev.txinbox.support;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.UUID;
 import java.util.function.Predicate;
 
 import jakarta.inject.Inject;
@@ -13,6 +14,8 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 
+import dev.txinbox.outbox.Outbox;
+import io.quarkus.narayana.jta.QuarkusTransaction;
 import io.quarkus.test.common.QuarkusTestResource;
 import software.amazon.awssdk.services.sqs.model.Message;
 
@@ -53,6 +56,20 @@ public abstract class ServiceTest {
     protected Message awaitDeadLetter(String queue, String sourceMessageId) {
         return awaitMessage(queue, m -> m.messageAttributes().containsKey("txinbox-source-message-id")
                 && sourceMessageId.equals(m.messageAttributes().get("txinbox-source-message-id").stringValue()));
+    }
+
+    /**
+     * Records two events of {@code aggregate}, the first too large for any queue, and waits until the relay has
+     * refused it: the aggregate's stream then waits at it, the second behind. Returns their ids in that order.
+     */
+    protected UUID[] waitingStream(Outbox outbox, String aggregate) {
+        UUID[] ids = new UUID[2];
+        QuarkusTransaction.requiringNew().run(() -> {
+            ids[0] = outbox.record("order", aggregate, "TooLarge", "{\"blob\": \"" + "x".repeat(300_000) + "\"}");
+            ids[1] = outbox.record("order", aggregate, "Next", "{}");
+        });
+        eventually().until(() -> db.count("select attempts from outbox_events where id = ?", ids[0]) == 1);
+        return ids;
     }
 
     protected static ConditionFactory eventually() {

@@ -13,7 +13,6 @@ import org.openqa.selenium.By;
 import org.openqa.selenium.WebElement;
 
 import dev.txinbox.outbox.Outbox;
-import io.quarkus.narayana.jta.QuarkusTransaction;
 import io.quarkus.test.junit.QuarkusTest;
 
 /** The console's outbox page in a real Chromium: a stream the broker refuses, and skipping its head event. */
@@ -26,12 +25,7 @@ class ConsoleOutboxTest extends ConsoleSupport {
     @Test
     void anOutboxEventTheBrokerRefusesShowsAsAWaitingStreamAndSkippingItLetsTheNextOneGo() {
         String aggregate = unique("agg");
-        UUID[] ids = new UUID[2];
-        QuarkusTransaction.requiringNew().run(() -> {
-            ids[0] = outbox.record("order", aggregate, "TooLarge", "{\"blob\": \"" + "x".repeat(300_000) + "\"}");
-            ids[1] = outbox.record("order", aggregate, "Next", "{}");
-        });
-        eventually().until(() -> db.count("select attempts from outbox_events where id = ?", ids[0]) == 1);
+        UUID[] ids = waitingStream(outbox, aggregate);
 
         signIn();
         browser.open(url("/console/outbox"));
