@@ -27,8 +27,8 @@ final class Kustomize {
                         .redirectOutput(out.toFile()).redirectError(err.toFile()).start();
             } catch (IOException e) {
                 return fail("the manifest test renders " + dir + " with kubectl (as `kubectl apply -k` would) and "
-                        + "cannot run it (" + e.getMessage() + "): install it, e.g. `apt-get install -y kubectl` "
-                        + "(.ci/run does)");
+                        + "cannot run it (" + e.getMessage() + "): a kubectl with kustomize v5 is needed: "
+                        + "dev/test-setup installs one (`./mvnw verify` runs it)");
             }
             if (!process.waitFor(120, TimeUnit.SECONDS)) {
                 process.destroyForcibly();

@@ -255,7 +255,7 @@ class DebeziumOutboxRouterTest {
             String walLevel = show(c, "wal_level");
             if (!"logical".equals(walLevel)) {
                 fail("PostgreSQL at " + HOST + ":" + PORT + " runs with wal_level=" + walLevel + "; Debezium's connector"
-                        + " needs logical. Run dev/postgres-setup: it sets wal_level=logical and restarts the cluster once.");
+                        + " needs logical. Run dev/test-setup (`./mvnw verify` does): it sets wal_level=logical and restarts the cluster once.");
             }
             for (String setting : List.of("max_replication_slots", "max_wal_senders")) {
                 if (Integer.parseInt(show(c, setting)) < 1) {

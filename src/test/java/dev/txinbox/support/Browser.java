@@ -40,7 +40,7 @@ public final class Browser implements AutoCloseable {
         if (!Files.isExecutable(CHROMIUM) || !Files.isExecutable(CHROMEDRIVER)) {
             fail("the console's browser tests need Chromium and its driver at " + CHROMIUM + " and " + CHROMEDRIVER
                     + "; install them with: apt-get update && apt-get install -y chromium chromium-driver"
-                    + " (.ci/run does)");
+                    + " (dev/test-setup does, and `./mvnw verify` runs it)");
         }
         ChromeOptions options = new ChromeOptions();
         options.setBinary(CHROMIUM.toFile());
