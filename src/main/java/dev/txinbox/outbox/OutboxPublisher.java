@@ -40,6 +40,8 @@ public interface OutboxPublisher {
     enum Failure {
         /** The broker is down, throttles or times out: back off; no message is at fault. */
         UNAVAILABLE,
+        /** The broker cannot be called for want of usable credentials: back off as for an outage; say why. */
+        CREDENTIALS,
         /** The queue is missing or access is denied: nothing can be sent until an operator acts. */
         CONFIGURATION,
         /** The broker refused the request as such (too long, invalid): one of its messages is at fault. */

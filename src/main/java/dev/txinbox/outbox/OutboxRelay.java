@@ -99,7 +99,7 @@ public final class OutboxRelay {
     }
 
     public enum Publishing {
-        STARTING, OK, UNAVAILABLE, CONFIGURATION, DATABASE_UNAVAILABLE, STOPPED
+        STARTING, OK, UNAVAILABLE, CREDENTIALS, CONFIGURATION, DATABASE_UNAVAILABLE, STOPPED
     }
 
     /** {@code spanContext}: the recording transaction's trace context ({@code tracingspancontext}), or null. */
@@ -617,10 +617,17 @@ public final class OutboxRelay {
     private Duration brokerFailed(PublishException e) {
         boolean configuration = e.failure() == Failure.CONFIGURATION;
         metrics.failure(configuration ? OutboxMetrics.CONFIGURATION : OutboxMetrics.UNAVAILABLE, 1);
-        Publishing publishing = configuration ? Publishing.CONFIGURATION : Publishing.UNAVAILABLE;
+        Publishing publishing = switch (e.failure()) {
+            case CONFIGURATION -> Publishing.CONFIGURATION;
+            case CREDENTIALS -> Publishing.CREDENTIALS;
+            default -> Publishing.UNAVAILABLE;
+        };
         if (state.publishing() != publishing) {
-            LOG.warnf("outbox relay %s: %s; backing off, no event counts an attempt: %s", name,
-                    configuration ? "the queue cannot be used" : "the broker is unavailable", e.getMessage());
+            LOG.warnf("outbox relay %s: %s; backing off, no event counts an attempt: %s", name, switch (publishing) {
+                case CONFIGURATION -> "the queue cannot be used";
+                case CREDENTIALS -> "no usable AWS credentials";
+                default -> "the broker is unavailable";
+            }, e.getMessage());
         }
         state(publishing, e.getMessage());
         Duration backoff = outageBackoff();

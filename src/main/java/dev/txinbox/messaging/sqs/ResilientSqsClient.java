@@ -96,7 +96,10 @@ final class ResilientSqsClient implements SqsAsyncClient {
         }).thenCompose(response -> response);
     }
 
-    /** The connector resolves its queue URL once, at start, and dies if that fails: wait for SQS instead. */
+    /**
+     * The connector resolves its queue URL once, at start, and dies if that fails: wait for SQS (or for usable
+     * credentials) instead.
+     */
     @Override
     public CompletableFuture<GetQueueUrlResponse> getQueueUrl(GetQueueUrlRequest request) {
         return delegate.getQueueUrl(request).handle((response, failure) -> {
@@ -104,7 +107,7 @@ final class ResilientSqsClient implements SqsAsyncClient {
                 return CompletableFuture.completedFuture(response);
             }
             Throwable cause = unwrap(failure);
-            if (!(cause instanceof SdkClientException)) {
+            if (!(cause instanceof SdkClientException) && CredentialsProblem.of(cause).isEmpty()) {
                 return CompletableFuture.<GetQueueUrlResponse>failedFuture(cause);
             }
             Duration backoff = connectivity.failed(cause);

@@ -3,6 +3,7 @@ package dev.txinbox.messaging.sqs;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 
 import jakarta.enterprise.context.ApplicationScoped;
@@ -23,6 +24,9 @@ public class SqsConnectivity {
     private Instant unreachableSince;
     private Instant retryAt = Instant.EPOCH;
     private String lastError;
+    /** The failure's kind and identity: a new one is logged, the same one again is not. */
+    private String failureSignature;
+    private boolean credentials;
     private final Map<String, Instant> lastPolls = new ConcurrentHashMap<>();
     private boolean receiving = true;
     private final CallsInFlight receives = new CallsInFlight();
@@ -33,6 +37,16 @@ public class SqsConnectivity {
 
     public synchronized String lastError() {
         return lastError;
+    }
+
+    /** Whether the last failure was for want of usable AWS credentials (see {@link CredentialsProblem}). */
+    public synchronized boolean credentialsMissing() {
+        return failures > 0 && credentials;
+    }
+
+    /** The credentials problem the last call met, if that is why SQS cannot be called now. */
+    synchronized Optional<String> credentialsProblem() {
+        return credentialsMissing() ? Optional.of(lastError) : Optional.empty();
     }
 
     public synchronized Instant unreachableSince() {
@@ -58,11 +72,14 @@ public class SqsConnectivity {
 
     synchronized void succeeded() {
         if (failures > 0) {
-            LOG.infof("SQS answers again after %d s", Duration.between(unreachableSince, Instant.now()).toSeconds());
+            LOG.infof(credentials ? "AWS credentials work again; SQS answers after %d s" : "SQS answers again after %d s",
+                    Duration.between(unreachableSince, Instant.now()).toSeconds());
         }
         failures = 0;
         unreachableSince = null;
         lastError = null;
+        failureSignature = null;
+        credentials = false;
     }
 
     /**
@@ -97,10 +114,18 @@ public class SqsConnectivity {
     /** Records a failed call; returns how long to wait before the next one (1 s, 2 s, 4 s … 30 s). */
     synchronized Duration failed(Throwable error) {
         failures++;
-        lastError = SqsQueues.rootMessage(error);
+        Optional<CredentialsProblem> problem = CredentialsProblem.of(error);
+        credentials = problem.isPresent();
+        lastError = problem.map(CredentialsProblem::reason).orElseGet(() -> SqsQueues.rootMessage(error));
+        String signature = problem.map(CredentialsProblem::signature).orElse("unreachable");
         if (unreachableSince == null) {
             unreachableSince = Instant.now();
-            LOG.warnf("SQS receive failed, retrying with backoff until it answers: %s", lastError);
+        }
+        if (!signature.equals(failureSignature)) {
+            // Once per state, not once per poll: an outage, then each distinct credentials problem.
+            failureSignature = signature;
+            LOG.warnf(credentials ? "SQS cannot be called, %s; retrying with backoff until it can"
+                    : "SQS receive failed, retrying with backoff until it answers: %s", lastError);
         }
         Duration backoff = Duration.ofSeconds(1L << Math.min(failures - 1, 5));
         backoff = backoff.compareTo(MAX_BACKOFF) > 0 ? MAX_BACKOFF : backoff;

@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
@@ -28,7 +29,7 @@ import software.amazon.awssdk.services.sqs.model.TooManyEntriesInBatchRequestExc
 
 /**
  * The outbox relay's SQS side: one {@code SendMessageBatch} per call, answered asynchronously, and every failure sorted into the class the
- * relay handles it by (outage, configuration, refused request).
+ * relay handles it by (outage, missing credentials, configuration, refused request).
  */
 @ApplicationScoped
 public class SqsOutboxPublisher implements OutboxPublisher {
@@ -36,14 +37,16 @@ public class SqsOutboxPublisher implements OutboxPublisher {
     private static final Duration CALL_TIMEOUT = Duration.ofSeconds(30);
 
     private final SqsAsyncClient client;
+    private final SqsConnectivity connectivity;
     /**
      * The queue URLs, looked up once. The lookup in flight is kept: the client retries a lookup until SQS answers,
      * and a relay asking again every round during an outage would start one more such lookup each time.
      */
     private final Map<String, CompletableFuture<String>> urls = new ConcurrentHashMap<>();
 
-    public SqsOutboxPublisher(SqsAsyncClient client) {
+    public SqsOutboxPublisher(SqsAsyncClient client, SqsConnectivity connectivity) {
         this.client = client;
+        this.connectivity = connectivity;
     }
 
     @Override
@@ -83,7 +86,7 @@ public class SqsOutboxPublisher implements OutboxPublisher {
         try {
             await(client.getQueueAttributes(r -> r.queueUrl(url).attributeNames(QueueAttributeName.FIFO_QUEUE)));
         } catch (PublishException e) {
-            if (e.failure() != Failure.UNAVAILABLE) {
+            if (e.failure() != Failure.UNAVAILABLE && e.failure() != Failure.CREDENTIALS) {
                 urls.remove(queue);
             }
             throw e.failure() == Failure.REQUEST_REFUSED
@@ -97,10 +100,16 @@ public class SqsOutboxPublisher implements OutboxPublisher {
                 || known.isCompletedExceptionally() || known.isCancelled()
                         ? client.getQueueUrl(r -> r.queueName(q)).thenApply(response -> response.queueUrl())
                         : known);
+        if (!lookup.isDone()) {
+            // The client retries a lookup until SQS can be called; without credentials that is no 30 s wait.
+            connectivity.credentialsProblem().ifPresent(reason -> {
+                throw new PublishException(Failure.CREDENTIALS, reason, null);
+            });
+        }
         try {
             return await(lookup);
         } catch (PublishException e) {
-            if (e.failure() != Failure.UNAVAILABLE) {
+            if (e.failure() != Failure.UNAVAILABLE && e.failure() != Failure.CREDENTIALS) {
                 urls.remove(queue, lookup);
             }
             throw e.failure() == Failure.REQUEST_REFUSED
@@ -129,6 +138,10 @@ public class SqsOutboxPublisher implements OutboxPublisher {
         if (cause instanceof TimeoutException) {
             return new PublishException(Failure.UNAVAILABLE, "SQS did not answer within " + CALL_TIMEOUT.toSeconds()
                     + " s", cause);
+        }
+        Optional<CredentialsProblem> credentials = CredentialsProblem.of(cause);
+        if (credentials.isPresent()) {
+            return new PublishException(Failure.CREDENTIALS, credentials.get().reason(), cause);
         }
         return new PublishException(classify(cause), SqsQueues.rootMessage(cause), cause);
     }

@@ -49,6 +49,12 @@ public class SqsQueues {
     public String url(String queue) {
         String url = urls.get(queue);
         if (url == null) {
+            if (!connectivity.reachable()) {
+                // The client retries a lookup until SQS can be called: a caller that must answer now (a probe's
+                // statistics, an operator) hears why at once instead of after 30 s.
+                throw new IllegalStateException("the URL of queue " + queue + " is not known yet and SQS cannot be"
+                        + " called now: " + connectivity.lastError());
+            }
             url = call(() -> client.getQueueUrl(r -> r.queueName(queue))).queueUrl();
             urls.put(queue, url);
         }

@@ -15,7 +15,7 @@ import dev.txinbox.outbox.OutboxStatistics;
 /**
  * Readiness {@code outbox} (CONTRACT §6): pending events and the oldest one's age, as {@code inbox-lag} reports the
  * inbox. DOWN when the oldest pending event is older than {@code txinbox.outbox.max-pending-age}, or when the queue
- * cannot be used (missing, access denied), with the reason. A broker outage is reported but left to the {@code sqs}
+ * cannot be used (missing, access denied) or the pod has no usable AWS credentials, with the reason. A broker outage is reported but left to the {@code sqs}
  * check and the age threshold; so is a listener without its connection (other pods' commits then wait for the
  * relay's poll). With the relay disabled there is nothing to judge: UP, "relay disabled".
  */
@@ -53,6 +53,9 @@ public class OutboxReadinessCheck implements HealthCheck {
             }
             if (state.publishing() == OutboxRelay.Publishing.CONFIGURATION) {
                 response.down().withData("down", "queue " + config.queue() + " cannot be used: " + state.error());
+            }
+            if (state.publishing() == OutboxRelay.Publishing.CREDENTIALS) {
+                response.down().withData("down", "cannot publish to " + config.queue() + ": " + state.error());
             }
         });
         // Not a reason for DOWN: without it, what other pods commit for this one's partitions waits for the poll.
