@@ -922,8 +922,7 @@ public final class Bench implements AutoCloseable {
             machine.put("error", e.toString());
         }
         machine.put("java", System.getProperty("java.vm.name") + " " + System.getProperty("java.version"));
-        machine.put("broker", "ElasticMQ 1.7.1 (standalone, in memory" + (suite.broker.equals("elasticmq") ? ")"
-                : "; patched, bench/broker: sends and receives of FIFO queues without their per-queue copies)"));
+        machine.put("broker", "ElasticMQ 1.7.1 (standalone, in memory)");
         return machine;
     }
 
