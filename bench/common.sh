@@ -18,31 +18,15 @@ prepare_postgres() {
   bench/pg-stat-statements
 }
 
-# The broker the script's arguments ask for: --broker=elasticmq (the default) or elasticmq-patched.
-broker_of() {
-  local arg broker=elasticmq
-  for arg in "$@"; do
-    case $arg in --broker=*) broker=${arg#--broker=} ;; esac
-  done
-  case $broker in
-    elasticmq|elasticmq-patched) echo "$broker" ;;
-    *) echo "--broker takes elasticmq or elasticmq-patched, got '$broker'" >&2; exit 2 ;;
-  esac
-}
-
-# One ElasticMQ for every run of the script, on $port, stopped as the script exits; sets broker_pid.
-# elasticmq-patched puts bench/broker's two recompiled ElasticMQ files ahead of ElasticMQ's own jars.
+# One ElasticMQ, as released on Maven Central (dev/elasticmq), for every run of the script, on $port, stopped as
+# the script exits; sets broker_pid.
 start_broker() {
-  local port=$1 broker=${2:-elasticmq} patch=
+  local port=$1
   if curl -s -o /dev/null "http://127.0.0.1:$port/?Action=ListQueues"; then
     echo "something already answers on port $port; stop it (the benchmark starts its own ElasticMQ)" >&2
     exit 1
   fi
-  if [ "$broker" = elasticmq-patched ]; then
-    ./mvnw -q -B -f bench/broker/pom.xml package >&2
-    patch=$PWD/bench/broker/target/classes
-  fi
   broker_pid=$(ELASTICMQ_PORT=$port ELASTICMQ_LOG=bench/target/elasticmq.log ELASTICMQ_JAVA_OPTS="-Xmx1g" \
-    ELASTICMQ_CLASSPATH_PREFIX=$patch dev/elasticmq/start)
+    dev/elasticmq/start)
   trap 'kill "$broker_pid" 2>/dev/null || true' EXIT INT TERM
 }

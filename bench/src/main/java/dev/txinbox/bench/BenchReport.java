@@ -129,6 +129,15 @@ final class BenchReport extends Report<BenchSuite> {
                     r.brokerCpuMs(), r.wholePathCpuMs(), r.sqsRequestsPerMessage(), r.peakRssMiB(), verdict(r)));
         }
         for (RunResult r : runs) {
+            if (r.relayThreadsCpuMs() != null) {
+                md.append(String.format("%nThe relay's own cost per event in run \"%s\", whatever the broker's speed:"
+                        + " %.3f ms CPU on its threads (%s), of the service's %.3f (JIT %s; by thread: %s);"
+                        + " %s PostgreSQL statements, %.3f ms PostgreSQL CPU (the whole server); %.2f SQS calls%n",
+                        r.name(), r.relayThreadsCpuMs(), String.join(", ", Bench.RELAY_THREADS), r.consumerCpuMs(),
+                        jit(r), r.consumerThreadsCpuMs(), statements(r), r.postgresCpuMs(), r.sqsRequestsPerMessage()));
+            }
+        }
+        for (RunResult r : runs) {
             if (r.consumer().equals("relay") && r.latencyP99Ms() != null) {
                 md.append(String.format("%nThe relay paced at %.0f events/s (item 10 of docs/BENCHMARKS.md): record to send"
                         + " p50 / p95 / p99 %.0f / %.0f / %.0f ms (each the upper bound of the histogram bucket it falls in)%n",

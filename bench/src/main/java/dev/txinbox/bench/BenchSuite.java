@@ -21,11 +21,6 @@ public class BenchSuite implements Options.Suite {
     static final String JFR = "--jfr";
     static final String BARE_SENDS = "--bare-sends";
     static final List<String> RUNS = List.of("txinbox", "drain", "naive", "latency", "curves", "scale", "relay");
-    /**
-     * ElasticMQ 1.7.1 as released, or with two costs SQS does not have taken out (bench/broker): a FIFO send copies
-     * the queue's deduplication ids of the last five minutes, a FIFO receive the set of its message groups.
-     */
-    static final List<String> BROKERS = List.of("elasticmq", "elasticmq-patched");
 
     /** Measuring modes, in order; see {@link #complete} for the default. */
     List<String> modes;
@@ -45,8 +40,6 @@ public class BenchSuite implements Options.Suite {
     long oldRows = 10_000_000;
     String endpoint = "http://127.0.0.1:9334";
     long brokerPid;
-    /** Which ElasticMQ the script started: {@link #BROKERS}; bench/broker holds the patched one's two files. */
-    String broker = BROKERS.get(0);
     boolean jfr;
     /** A {@link dev.txinbox.harness.BareSender} beside the backlog txinbox run. */
     boolean bareSends;
@@ -104,7 +97,6 @@ public class BenchSuite implements Options.Suite {
                 new Options.Option("--payload-bytes", () -> payloadBytes, v -> payloadBytes = Integer.parseInt(v)),
                 new Options.Option("--producer-threads", () -> producerThreads,
                         v -> producerThreads = Integer.parseInt(v)),
-                new Options.Option("--broker", () -> broker, v -> broker = v),
                 new Options.Option("--endpoint", () -> endpoint, v -> endpoint = v),
                 new Options.Option("--broker-pid", () -> brokerPid, v -> brokerPid = Long.parseLong(v)));
     }
@@ -116,10 +108,6 @@ public class BenchSuite implements Options.Suite {
         }
         if (backlogWarmUp < 0) {
             throw new IllegalArgumentException("--backlog-warm-up takes 0 messages or more, got " + backlogWarmUp);
-        }
-        if (!BROKERS.contains(broker)) {
-            throw new IllegalArgumentException("--broker takes one of " + String.join(", ", BROKERS) + ", got '"
-                    + broker + "'");
         }
         jfr = options.flag(JFR);
         if (modes == null) {

@@ -17,7 +17,10 @@ import dev.txinbox.harness.Verifier;
  * savepoints included; {@code pgStatements} has the most called), null for the drain ceiling, which has no
  * database; {@code sqsRequestsPerMessage} is the consumer's SQS calls (not the producer's) per message in
  * it, {@code sqsCalls} the service's by call; {@code stages} (txinbox in the concurrent mode) where a message's
- * time went inside the service, stage by stage, over the window.
+ * time went inside the service, stage by stage, over the window. {@code relayThreadsCpuMs} (relay runs only) is the
+ * CPU of the relay's own threads per event ({@link Bench#RELAY_THREADS}): its rounds, the events' reading, marking
+ * and shaping and the SQS client's calls as made on them, without the JIT, the GC and the SQS client's network I/O,
+ * which run on threads the service shares ({@code consumerThreadsCpuMs} has those by name).
  */
 public record RunResult(String name, String consumer, String mode, int parallelism, int groups, long messages,
         long warmUpMessages, long oldRows, long measuredMessages, double paceRate, double seconds, double throughput,
@@ -25,5 +28,6 @@ public record RunResult(String name, String consumer, String mode, int paralleli
         double wholePathCpuMs, double producerCpuMs, Double sqsRequestsPerMessage,
         Map<String, Map<String, Double>> sqsCalls, double peakRssMiB, Double latencyP50Ms, Double latencyP95Ms,
         Double latencyP99Ms, Verifier.Verdict verdict, Double jitCpuMs, Map<String, Double> consumerThreadsCpuMs,
-        PgStatements.Count pgStatements, Map<String, StageTimes.Stage> stages, OldRows.Load oldRowsLoad, String log) {
+        PgStatements.Count pgStatements, Map<String, StageTimes.Stage> stages, OldRows.Load oldRowsLoad, String log,
+        Double relayThreadsCpuMs) {
 }

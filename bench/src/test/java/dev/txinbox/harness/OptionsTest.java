@@ -51,7 +51,7 @@ class OptionsTest {
             Map.entry("--parallelism", "2"), Map.entry("--parallelism-curve", "1,3"),
             Map.entry("--group-curve", "2,20"), Map.entry("--payload-bytes", "64"),
             Map.entry("--producer-threads", "2"), Map.entry("--endpoint", "http://127.0.0.1:1"),
-            Map.entry("--broker-pid", "77"), Map.entry("--broker", "elasticmq-patched"), Map.entry("--scenarios", "kill,sigterm"),
+            Map.entry("--broker-pid", "77"), Map.entry("--scenarios", "kill,sigterm"),
             Map.entry("--kill-messages", "600"), Map.entry("--run", "relay"), Map.entry("--kills", "2"), Map.entry("--rate", "50"),
             Map.entry("--port", "9999"), Map.entry("--elasticmq-classpath", "/x.jar"),
             Map.entry("--backlog-warm-up", "700"), Map.entry("--rounds", "2"), Map.entry("--jar-b", "b.jar"),
