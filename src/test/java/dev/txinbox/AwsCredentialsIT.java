@@ -3,35 +3,18 @@ package dev.txinbox;
 import static dev.txinbox.support.Events.created;
 import static dev.txinbox.support.Events.paid;
 import static dev.txinbox.support.Events.shipped;
+import static dev.txinbox.support.PackagedService.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.File;
-import java.net.ServerSocket;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.sql.Connection;
-import java.sql.DriverManager;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
-import java.sql.Statement;
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
 
-import org.awaitility.Awaitility;
-
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -41,6 +24,7 @@ import org.junit.jupiter.api.TestInfo;
 
 import dev.txinbox.support.AwsStandIn;
 import dev.txinbox.support.ElasticMqResource;
+import dev.txinbox.support.PackagedService;
 import dev.txinbox.support.TestQueues;
 
 /**
@@ -52,20 +36,16 @@ import dev.txinbox.support.TestQueues;
  */
 class AwsCredentialsIT {
 
-    private static final String DATABASE = System.getenv().getOrDefault("TXINBOX_TEST_DB", "txinbox_test") + "_aws";
-    private static final String JDBC = "jdbc:postgresql://127.0.0.1:5432/" + DATABASE;
     private static final String ROLE = "arn:aws:iam::000000000000:role/txinbox";
 
-    private static final ObjectMapper JSON = new ObjectMapper();
     private static final ElasticMqResource broker = new ElasticMqResource();
     private static String brokerEndpoint;
 
+    private final PackagedService service = new PackagedService(
+            System.getenv().getOrDefault("TXINBOX_TEST_DB", "txinbox_test") + "_aws");
     private AwsStandIn aws;
     private TestQueues queues;
-    private Process service;
     private Path log;
-    private int port;
-    private final HttpClient http = HttpClient.newHttpClient();
 
     @BeforeAll
     static void startBroker() {
@@ -79,11 +59,7 @@ class AwsCredentialsIT {
 
     @BeforeEach
     void freshDatabaseAndQueues(TestInfo test) throws Exception {
-        try (Connection c = DriverManager.getConnection("jdbc:postgresql://127.0.0.1:5432/postgres", "postgres", null);
-                Statement s = c.createStatement()) {
-            s.execute("drop database if exists " + DATABASE + " with (force)");
-            s.execute("create database " + DATABASE + " owner txinbox");
-        }
+        service.freshDatabase();
         // The broker keeps one set of queues for the class: each scenario starts on empty ones.
         ElasticMqResource.stopBroker();
         ElasticMqResource.startBroker();
@@ -94,12 +70,7 @@ class AwsCredentialsIT {
 
     @AfterEach
     void stopAll() throws Exception {
-        if (service != null) {
-            service.destroy();
-            if (!service.waitFor(30, TimeUnit.SECONDS)) {
-                service.destroyForcibly();
-            }
-        }
+        service.close();
         queues.close();
         aws.close();
     }
@@ -227,52 +198,36 @@ class AwsCredentialsIT {
 
     // ------------------------------------------------------------------------------------------------ helpers
 
-    private Map<String, String> irsa(Path token) {
+    /** EKS's settings for IRSA, with STS found at the stand-in. */
+    static Map<String, String> irsa(AwsStandIn aws, Path token) {
         return Map.of("AWS_ROLE_ARN", ROLE, "AWS_WEB_IDENTITY_TOKEN_FILE", token.toString(),
                 "AWS_ROLE_SESSION_NAME", "txinbox", "AWS_ENDPOINT_URL_STS", aws.endpoint());
     }
 
-    private static Path webIdentityToken(String content) throws Exception {
+    private Map<String, String> irsa(Path token) {
+        return irsa(aws, token);
+    }
+
+    static Path webIdentityToken(String content) throws Exception {
         Path file = Files.createTempFile(Path.of("target"), "token", ".jwt");
         Files.writeString(file, content);
         return file;
     }
 
     private void start(Map<String, String> credentials) throws Exception {
-        try (ServerSocket socket = new ServerSocket(0)) {
-            port = socket.getLocalPort();
-        }
-        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        ProcessBuilder builder = new ProcessBuilder(java, "-jar", "target/quarkus-app/quarkus-run.jar")
-                .redirectErrorStream(true).redirectOutput(log.toFile());
-        Map<String, String> env = builder.environment();
-        env.keySet().removeIf(name -> name.startsWith("AWS_"));
-        Map<String, String> settings = new HashMap<>(Map.of(
-                "QUARKUS_DATASOURCE_JDBC_URL", JDBC,
-                "QUARKUS_SQS_ENDPOINT_OVERRIDE", aws.endpoint(),
-                "AWS_REGION", "eu-west-1",
-                // Nothing of this machine's own: no profile files, and never the instance metadata address.
-                "AWS_CONFIG_FILE", "target/no-aws-config", "AWS_SHARED_CREDENTIALS_FILE", "target/no-aws-credentials",
-                "AWS_EC2_METADATA_DISABLED", "true",
-                "QUARKUS_HTTP_PORT", Integer.toString(port),
-                "QUARKUS_LOG_CONSOLE_JSON_ENABLED", "false",
-                "TXINBOX_HEALTH_REFRESH", "1s",
-                "MP_MESSAGING_INCOMING_ORDERS_WAIT_TIME_SECONDS", "1"));
-        settings.putAll(credentials);
-        env.putAll(settings);
-        service = builder.start();
-        await(Duration.ofSeconds(90), () -> {
-            assertTrue(service.isAlive(), "the service exited at start; see " + log);
-            return status("/q/health/started") == 200;
-        });
+        service.start(log, aws.endpoint(), credentials);
     }
 
-    private void sendOrders(String prefix, int orders) {
+    static void sendOrders(TestQueues queues, String prefix, int orders) {
         for (int i = 0; i < orders; i++) {
             String order = "ord-" + prefix + "-" + i;
             queues.sendBatch("orders.fifo", order, List.of(created(prefix + "c" + i, order, 1L, 100 + i),
                     paid(prefix + "p" + i, order, 2L, 100 + i), shipped(prefix + "s" + i, order, 3L)));
         }
+    }
+
+    private void sendOrders(String prefix, int orders) {
+        sendOrders(queues, prefix, orders);
     }
 
     private void awaitShipped(int orders) {
@@ -282,13 +237,9 @@ class AwsCredentialsIT {
 
     /** An event another pod committed: the relay must send it, so it meets the credentials problem too. */
     private void pendingOutboxEvent() throws Exception {
-        try (Connection c = DriverManager.getConnection(JDBC, "txinbox", "txinbox");
-                PreparedStatement ps = c.prepareStatement("insert into outbox_events (id, aggregatetype, aggregateid,"
-                        + " type, timestamp, payload, sequence, partition) values (?, 'order', 'ord-other-pod',"
-                        + " 'OrderAccepted', now(), '{}', 1, 0)")) {
-            ps.setObject(1, UUID.randomUUID());
-            ps.executeUpdate();
-        }
+        service.execute("insert into outbox_events (id, aggregatetype, aggregateid, type, timestamp, payload, sequence,"
+                + " partition) values (?, 'order', 'ord-other-pod', 'OrderAccepted', now(), '{}', 1, 0)",
+                UUID.randomUUID());
     }
 
     private void assertOnlyIssuedKeysUsed() {
@@ -301,67 +252,22 @@ class AwsCredentialsIT {
     }
 
     private String sqsCheck() {
-        return check("sqs");
+        return service.readinessCheck("sqs");
     }
 
     private String outboxCheck() {
-        return check("outbox");
-    }
-
-    /** One check of the readiness answer, as compact JSON text ("" when readiness does not answer). */
-    private String check(String name) {
-        try {
-            for (JsonNode check : JSON.readTree(get("/q/health/ready")).path("checks")) {
-                if (check.path("name").asText().equals(name)) {
-                    return check.toString();
-                }
-            }
-        } catch (Exception e) {
-            // not an answer yet
-        }
-        return "";
+        return service.readinessCheck("outbox");
     }
 
     private int ready() {
-        return status("/q/health/ready");
+        return service.status("/q/health/ready");
     }
 
     private long lines(String text) throws Exception {
-        return Files.readAllLines(log).stream().filter(line -> line.contains(text)).count();
+        return service.logLines(text);
     }
 
-    private int status(String path) {
-        try {
-            return http.send(probe(path), HttpResponse.BodyHandlers.discarding()).statusCode();
-        } catch (Exception e) {
-            return -1;
-        }
-    }
-
-    private String get(String path) {
-        try {
-            return http.send(probe(path), HttpResponse.BodyHandlers.ofString()).body();
-        } catch (Exception e) {
-            return "";
-        }
-    }
-
-    /** As Kubernetes asks: a probe that does not answer within its timeout has failed. */
-    private HttpRequest probe(String path) {
-        return HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path)).timeout(Duration.ofSeconds(5)).build();
-    }
-
-    private static long count(String sql) {
-        try (Connection c = DriverManager.getConnection(JDBC, "txinbox", "txinbox");
-                PreparedStatement ps = c.prepareStatement(sql); ResultSet rs = ps.executeQuery()) {
-            rs.next();
-            return rs.getLong(1);
-        } catch (Exception e) {
-            throw new IllegalStateException(sql, e);
-        }
-    }
-
-    private static void await(Duration atMost, BooleanSupplier condition) {
-        Awaitility.await().atMost(atMost).pollInterval(Duration.ofMillis(250)).until(condition::getAsBoolean);
+    private long count(String sql) {
+        return service.count(sql);
     }
 }

@@ -30,8 +30,9 @@ import com.sun.net.httpserver.HttpServer;
  * {@code AssumeRoleWithWebIdentity} (IRSA; the SDK is pointed here by {@code AWS_ENDPOINT_URL_STS}), EKS Pod
  * Identity's container credentials endpoint ({@code AWS_CONTAINER_CREDENTIALS_FULL_URI}), and, in front of the real
  * broker (ElasticMQ), SQS's check of the caller's credentials: a request signed with keys this stand-in did not issue,
- * or that have expired, is refused as SQS refuses it; every other one goes through to the broker. It proves the
- * service's wiring, not STS: signatures are not verified, only whose keys signed.
+ * or that have expired, is refused as SQS refuses it, and an action can be made to answer with SQS's throttling errors;
+ * every other call goes through to the broker. It proves the service's wiring, not STS: signatures are not verified,
+ * only whose keys signed.
  */
 public final class AwsStandIn implements AutoCloseable {
 
@@ -56,6 +57,9 @@ public final class AwsStandIn implements AutoCloseable {
     private final AtomicInteger serial = new AtomicInteger();
     private volatile Duration lifetime = Duration.ofHours(1);
     private volatile String refusal;
+    /** SQS actions answered with a throttling error, by the error code to answer. */
+    private volatile Map<String, String> throttled = Map.of();
+    private final Map<String, AtomicInteger> throttledCalls = new ConcurrentHashMap<>();
 
     public AwsStandIn(String brokerEndpoint) throws IOException {
         this.broker = brokerEndpoint;
@@ -77,6 +81,19 @@ public final class AwsStandIn implements AutoCloseable {
     /** From now on refuse to hand out credentials with this STS error code ({@code null}: hand them out). */
     public void refuse(String errorCode) {
         this.refusal = errorCode;
+    }
+
+    /**
+     * From now on answer these SQS actions (e.g. {@code ReceiveMessage}) with the throttling error code given
+     * ({@code RequestThrottled}, {@code KmsThrottled} …) instead of passing them on; an empty map lifts it.
+     */
+    public void throttle(Map<String, String> codeByAction) {
+        this.throttled = Map.copyOf(codeByAction);
+    }
+
+    /** How many calls of an action were answered with a throttling error. */
+    public int throttledCalls(String action) {
+        return throttledCalls.getOrDefault(action, new AtomicInteger()).get();
     }
 
     public List<Asked> asked() {
@@ -162,6 +179,14 @@ public final class AwsStandIn implements AutoCloseable {
             refusedSqsCalls.add(action + " " + why + " " + authorization);
             reply(exchange, 400, "application/x-amz-json-1.0", "{\"__type\":\"com.amazon.coral.service#" + why
                     + "\",\"message\":\"The security token included in the request is invalid or expired\"}");
+            return;
+        }
+        String throttling = throttled.get(action);
+        if (throttling != null) {
+            throttledCalls.computeIfAbsent(action, a -> new AtomicInteger()).incrementAndGet();
+            exchange.getResponseHeaders().set("x-amzn-query-error", throttling + ";Sender");
+            reply(exchange, 400, "application/x-amz-json-1.0", "{\"__type\":\"com.amazonaws.sqs#" + throttling
+                    + "\",\"message\":\"Rate exceeded\"}");
             return;
         }
         keysByAction.computeIfAbsent(action, a -> ConcurrentHashMap.newKeySet()).add(credentials.accessKeyId());

@@ -1,6 +1,7 @@
 package dev.txinbox.messaging.sqs;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
@@ -55,6 +56,11 @@ final class ResilientSqsClient implements SqsAsyncClient {
         this.received = received;
         this.connectivity = connectivity;
         this.registry = registry;
+        // Present from the start, at zero, so that the alert on it has a series to watch.
+        for (String call : List.of("receive", "delete_batch", "change_visibility_batch", "send", "send_batch",
+                "get_queue_attributes", "get_queue_url")) {
+            throttled(call);
+        }
     }
 
     @Override
@@ -70,7 +76,7 @@ final class ResilientSqsClient implements SqsAsyncClient {
         connectivity.receiveStarted();
         CompletableFuture<ReceiveMessageResponse> call;
         try {
-            call = delegate.receiveMessage(request);
+            call = watched("receive", delegate.receiveMessage(request));
         } catch (RuntimeException e) {
             call = CompletableFuture.failedFuture(e);
         }
@@ -102,7 +108,7 @@ final class ResilientSqsClient implements SqsAsyncClient {
      */
     @Override
     public CompletableFuture<GetQueueUrlResponse> getQueueUrl(GetQueueUrlRequest request) {
-        return delegate.getQueueUrl(request).handle((response, failure) -> {
+        return watched("get_queue_url", delegate.getQueueUrl(request)).handle((response, failure) -> {
             if (failure == null) {
                 return CompletableFuture.completedFuture(response);
             }
@@ -118,45 +124,45 @@ final class ResilientSqsClient implements SqsAsyncClient {
     @Override
     public CompletableFuture<DeleteMessageResponse> deleteMessage(DeleteMessageRequest request) {
         counted("delete", 1);
-        return delegate.deleteMessage(request);
+        return watched("delete", delegate.deleteMessage(request));
     }
 
     @Override
     public CompletableFuture<DeleteMessageBatchResponse> deleteMessageBatch(DeleteMessageBatchRequest request) {
         counted("delete_batch", request.entries().size());
-        return delegate.deleteMessageBatch(request);
+        return watched("delete_batch", delegate.deleteMessageBatch(request));
     }
 
     @Override
     public CompletableFuture<ChangeMessageVisibilityResponse> changeMessageVisibility(
             ChangeMessageVisibilityRequest request) {
         counted("change_visibility", 1);
-        return delegate.changeMessageVisibility(request);
+        return watched("change_visibility", delegate.changeMessageVisibility(request));
     }
 
     @Override
     public CompletableFuture<ChangeMessageVisibilityBatchResponse> changeMessageVisibilityBatch(
             ChangeMessageVisibilityBatchRequest request) {
         counted("change_visibility_batch", request.entries().size());
-        return delegate.changeMessageVisibilityBatch(request);
+        return watched("change_visibility_batch", delegate.changeMessageVisibilityBatch(request));
     }
 
     @Override
     public CompletableFuture<SendMessageResponse> sendMessage(SendMessageRequest request) {
         counted("send", 1);
-        return delegate.sendMessage(request);
+        return watched("send", delegate.sendMessage(request));
     }
 
     @Override
     public CompletableFuture<SendMessageBatchResponse> sendMessageBatch(SendMessageBatchRequest request) {
         counted("send_batch", request.entries().size());
-        return delegate.sendMessageBatch(request);
+        return watched("send_batch", delegate.sendMessageBatch(request));
     }
 
     @Override
     public CompletableFuture<GetQueueAttributesResponse> getQueueAttributes(GetQueueAttributesRequest request) {
         counted("get_queue_attributes", 0);
-        return delegate.getQueueAttributes(request);
+        return watched("get_queue_attributes", delegate.getQueueAttributes(request));
     }
 
     @Override
@@ -204,6 +210,23 @@ final class ResilientSqsClient implements SqsAsyncClient {
                 .tag("call", call).register(registry).increment();
         Counter.builder("txinbox.sqs.request.messages").description("Messages those SQS requests carried, by call")
                 .tag("call", call).register(registry).increment(messages);
+    }
+
+    /**
+     * {@code txinbox_sqs_throttled_total{call}}: calls SQS refused for their rate after the SDK's retries. Each caller
+     * backs off as for an outage; this says it is the quota, not SQS, that holds consumption back.
+     */
+    private <T> CompletableFuture<T> watched(String call, CompletableFuture<T> answer) {
+        return answer.whenComplete((response, failure) -> {
+            if (failure != null && Throttling.throttled(failure)) {
+                throttled(call).increment();
+            }
+        });
+    }
+
+    private Counter throttled(String call) {
+        return Counter.builder("txinbox.sqs.throttled").description("SQS calls refused for their rate, by call")
+                .tag("call", call).register(registry);
     }
 
     private static Executor after(Duration delay) {

@@ -27,6 +27,7 @@ public class SqsConnectivity {
     /** The failure's kind and identity: a new one is logged, the same one again is not. */
     private String failureSignature;
     private boolean credentials;
+    private boolean throttled;
     private final Map<String, Instant> lastPolls = new ConcurrentHashMap<>();
     private boolean receiving = true;
     private final CallsInFlight receives = new CallsInFlight();
@@ -42,6 +43,11 @@ public class SqsConnectivity {
     /** Whether the last failure was for want of usable AWS credentials (see {@link CredentialsProblem}). */
     public synchronized boolean credentialsMissing() {
         return failures > 0 && credentials;
+    }
+
+    /** Why receives fail now: {@code credentials}, {@code throttled} or {@code unreachable} (null while they work). */
+    public synchronized String cause() {
+        return failures == 0 ? null : credentials ? "credentials" : throttled ? "throttled" : "unreachable";
     }
 
     /** The credentials problem the last call met, if that is why SQS cannot be called now. */
@@ -80,6 +86,7 @@ public class SqsConnectivity {
         lastError = null;
         failureSignature = null;
         credentials = false;
+        throttled = false;
     }
 
     /**
@@ -117,7 +124,8 @@ public class SqsConnectivity {
         Optional<CredentialsProblem> problem = CredentialsProblem.of(error);
         credentials = problem.isPresent();
         lastError = problem.map(CredentialsProblem::reason).orElseGet(() -> SqsQueues.rootMessage(error));
-        String signature = problem.map(CredentialsProblem::signature).orElse("unreachable");
+        throttled = problem.isEmpty() && Throttling.throttled(error);
+        String signature = problem.map(CredentialsProblem::signature).orElse(throttled ? "throttled" : "unreachable");
         if (unreachableSince == null) {
             unreachableSince = Instant.now();
         }
@@ -125,7 +133,8 @@ public class SqsConnectivity {
             // Once per state, not once per poll: an outage, then each distinct credentials problem.
             failureSignature = signature;
             LOG.warnf(credentials ? "SQS cannot be called, %s; retrying with backoff until it can"
-                    : "SQS receive failed, retrying with backoff until it answers: %s", lastError);
+                    : throttled ? "SQS throttles the receives, backing off until it takes them again: %s"
+                            : "SQS receive failed, retrying with backoff until it answers: %s", lastError);
         }
         Duration backoff = Duration.ofSeconds(1L << Math.min(failures - 1, 5));
         backoff = backoff.compareTo(MAX_BACKOFF) > 0 ? MAX_BACKOFF : backoff;

@@ -154,6 +154,9 @@ public class SqsOutboxPublisher implements OutboxPublisher {
                 || failure instanceof BatchEntryIdsNotDistinctException || failure instanceof InvalidBatchEntryIdException) {
             return Failure.REQUEST_REFUSED;
         }
+        if (Throttling.throttled(failure)) {
+            return Failure.UNAVAILABLE; // the queue's or the KMS key's rate: back off, no message is at fault
+        }
         if (failure instanceof AwsServiceException service) {
             String code = service.awsErrorDetails() == null ? "" : String.valueOf(service.awsErrorDetails().errorCode());
             if (service.statusCode() == 403 || code.contains("AccessDenied") || code.contains("NonExistentQueue")

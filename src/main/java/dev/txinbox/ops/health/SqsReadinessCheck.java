@@ -13,8 +13,8 @@ import dev.txinbox.ops.InboxStatistics;
 /**
  * Readiness {@code sqs}: DOWN while receives fail, or while the last queue-depth call (made every few
  * seconds by {@link InboxStatistics}) failed. The service keeps polling with backoff meanwhile. {@code cause} says
- * whether SQS is unreachable or the pod has no usable AWS credentials; {@code error} says why, naming the
- * credentials provider that failed (IRSA's web identity, EKS Pod Identity's container endpoint).
+ * whether SQS is unreachable, throttles the receives, or the pod has no usable AWS credentials; {@code error}
+ * says why, naming the credentials provider that failed (IRSA's web identity, EKS Pod Identity's endpoint).
  */
 @Readiness
 @ApplicationScoped
@@ -34,7 +34,7 @@ public class SqsReadinessCheck implements HealthCheck {
         boolean up = connectivity.reachable() && queuesAnswer;
         HealthCheckResponseBuilder response = HealthCheckResponse.named("sqs").status(up);
         if (!connectivity.reachable()) {
-            response.withData("cause", connectivity.credentialsMissing() ? "credentials" : "unreachable")
+            response.withData("cause", connectivity.cause())
                     .withData("error", String.valueOf(connectivity.lastError()))
                     .withData("unreachableSince", String.valueOf(connectivity.unreachableSince()));
         } else if (!queuesAnswer) {

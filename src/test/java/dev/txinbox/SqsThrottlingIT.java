@@ -1,0 +1,112 @@
+package dev.txinbox;
+
+import static dev.txinbox.support.PackagedService.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+import java.util.UUID;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import dev.txinbox.support.AwsStandIn;
+import dev.txinbox.support.ElasticMqResource;
+import dev.txinbox.support.PackagedService;
+import dev.txinbox.support.TestQueues;
+
+/**
+ * SQS's limits, met: a FIFO queue allows so many calls per second per action, a message group its own share, an
+ * encrypted queue its KMS key's. Here the stand-in in front of the broker answers with SQS's throttling errors for a
+ * while, call by call, and the packaged service must count it per call, back off, lose nothing, apply nothing twice,
+ * count no attempt, and resume by itself when SQS takes the calls again.
+ */
+class SqsThrottlingIT {
+
+    private static final ElasticMqResource broker = new ElasticMqResource();
+    private static String brokerEndpoint;
+
+    private final PackagedService service = new PackagedService(
+            System.getenv().getOrDefault("TXINBOX_TEST_DB", "txinbox_test") + "_throttle");
+    private AwsStandIn aws;
+    private TestQueues queues;
+
+    @BeforeAll
+    static void startBroker() {
+        brokerEndpoint = broker.start().get("test.sqs-endpoint");
+    }
+
+    @AfterAll
+    static void stopBroker() {
+        broker.stop();
+    }
+
+    @AfterEach
+    void stopAll() throws Exception {
+        service.close();
+        if (queues != null) {
+            queues.close();
+        }
+        if (aws != null) {
+            aws.close();
+        }
+    }
+
+    @Test
+    void throttledCallsBackOffLoseNothingAndResume() throws Exception {
+        service.freshDatabase();
+        aws = new AwsStandIn(brokerEndpoint);
+        queues = new TestQueues(brokerEndpoint);
+        service.start(Path.of("target/sqs-throttling.log"), aws.endpoint(), AwsCredentialsIT.irsa(aws,
+                AwsCredentialsIT.webIdentityToken("irsa-token-" + UUID.randomUUID())));
+        AwsCredentialsIT.sendOrders(queues, "warm", 5);
+        awaitShipped(5);
+
+        // The relay's sends (an encrypted queue's KMS key) and the deletes are refused for their rate: the events
+        // are applied, their messages come back and are recognised, the relay waits.
+        aws.throttle(Map.of("SendMessageBatch", "KmsThrottled", "DeleteMessageBatch", "RequestThrottled"));
+        AwsCredentialsIT.sendOrders(queues, "sends", 5);
+        awaitShipped(10);
+        await(Duration.ofSeconds(60), () -> service.metric("txinbox_sqs_throttled_total{call=\"send_batch\"}") > 0
+                && service.metric("txinbox_sqs_throttled_total{call=\"delete_batch\"}") > 0);
+
+        // Then the receives too: nothing is taken in, readiness says why.
+        aws.throttle(Map.of("SendMessageBatch", "KmsThrottled", "DeleteMessageBatch", "RequestThrottled",
+                "ReceiveMessage", "ThrottlingException"));
+        await(Duration.ofSeconds(60), () -> service.readinessCheck("sqs").contains("\"cause\":\"throttled\""));
+        AwsCredentialsIT.sendOrders(queues, "receives", 5);
+        Thread.sleep(4_000);
+        assertEquals(10, service.count("select count(*) from orders where status = 'SHIPPED'"));
+        assertTrue(service.metric("txinbox_sqs_throttled_total{call=\"receive\"}") > 0);
+
+        aws.throttle(Map.of());
+        awaitShipped(15);
+        await(Duration.ofSeconds(60), () -> queues.depth("orders.fifo") == 0);
+        await(Duration.ofSeconds(60), () -> queues.depth(ElasticMqResource.ORDER_EVENTS) == 45);
+        await(Duration.ofSeconds(30), () -> service.status("/q/health/ready") == 200);
+
+        assertEquals(45, service.count("select count(*) from inbox_messages where status = 'PROCESSED'"));
+        assertEquals(0, service.count("select count(*) from inbox_messages where attempt_count > 1"),
+                "throttling counted an attempt");
+        assertEquals(0, service.count("select count(*) from inbox_attempts"));
+        assertEquals(15, service.count("select count(*) from payment_audit"), "a payment applied twice or lost");
+        assertEquals(0, service.count("select coalesce(sum(attempts), 0) from outbox_events"),
+                "throttling counted a relay attempt");
+        assertEquals(0, queues.depth("orders-dlq.fifo"));
+        assertEquals(0, service.metric("txinbox_outbox_failures_total{reason=\"configuration\"}"),
+                "a throttled KMS key is not a configuration fault");
+        assertTrue(service.metric("txinbox_outbox_failures_total{reason=\"unavailable\"}") > 0);
+        assertTrue(aws.throttledCalls("ReceiveMessage") > 0 && aws.throttledCalls("SendMessageBatch") > 0);
+        assertEquals(1, service.logLines("SQS throttles the receives"), "said once, not once per poll");
+        assertEquals(0, service.logLines(" ERROR "));
+    }
+
+    private void awaitShipped(int orders) {
+        await(Duration.ofSeconds(90),
+                () -> service.count("select count(*) from orders where status = 'SHIPPED'") == orders);
+    }
+}
