@@ -12,6 +12,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
 
 import java.io.IOException;
 import java.lang.reflect.Method;
@@ -19,6 +20,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Comparator;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -145,6 +147,49 @@ class ManifestTest {
                 }
             }
             assertEquals(new TreeSet<>(expected.kinds()), kinds, render.getKey() + " renders these kinds");
+        }
+    }
+
+    /**
+     * The optional patch that caps the pods by the queue's message groups in flight (docs/SCALING.md) is in no
+     * kustomization: rendered here over a copy of the aws overlay, as a user who adds it would.
+     */
+    @Test
+    void theOptionalGroupsPatchRendersOverTheAwsOverlay() throws Exception {
+        Path copy = Files.createTempDirectory("k8s-groups");
+        try {
+            try (Stream<Path> files = Files.walk(K8S)) {
+                for (Path file : files.toList()) {
+                    Path target = copy.resolve(K8S.relativize(file).toString());
+                    if (Files.isDirectory(file)) {
+                        Files.createDirectories(target);
+                    } else {
+                        Files.copy(file, target);
+                    }
+                }
+            }
+            Path kustomization = copy.resolve("overlays/aws/kustomization.yaml");
+            String text = Files.readString(kustomization);
+            String line = "  - path: scaledobject-patch.yaml\n";
+            assertTrue(text.contains(line), "the aws overlay patches its ScaledObject with scaledobject-patch.yaml");
+            Files.writeString(kustomization, text.replace(line, line + "  - path: scaledobject-groups-patch.yaml\n"));
+
+            List<Document> objects = Manifests.renderedUncached(copy.resolve("overlays/aws"));
+            Document scaled = only(objects, "ScaledObject", "txinbox");
+            typed(scaled);
+            JsonNode spec = scaled.tree().path("spec");
+            List<String> types = new ArrayList<>();
+            spec.path("triggers").forEach(t -> types.add(t.path("type").asText()));
+            assertEquals(List.of("aws-sqs-queue", "aws-cloudwatch"), types, "the queue's trigger is kept beside the groups'");
+            spec.path("triggers").forEach(t -> assertEquals("txinbox-sqs", t.path("authenticationRef").path("name").asText()));
+            assertEquals("200", spec.path("advanced").path("scalingModifiers").path("target").asText());
+            assertEquals(rendered(K8S.resolve("overlays/aws")).size(), objects.size(), "the same objects, one changed");
+        } finally {
+            try (Stream<Path> files = Files.walk(copy)) {
+                for (Path file : files.sorted(Comparator.reverseOrder()).toList()) {
+                    Files.delete(file);
+                }
+            }
         }
     }
 
@@ -369,10 +414,39 @@ class ManifestTest {
             if (spec.has("scaleTargetRef")) {
                 assertEquals("txinbox", spec.path("scaleTargetRef").path("name").asText());
             }
+            Set<String> names = new TreeSet<>();
             for (JsonNode trigger : spec.path("triggers")) {
-                assertEquals("aws-sqs-queue", trigger.path("type").asText());
-                assertTrue(trigger.path("metadata").path("queueURL").asText().endsWith("/orders.fifo"));
-                assertTrue(trigger.path("metadata").path("queueLength").isTextual(), "KEDA metadata values are strings");
+                JsonNode metadata = trigger.path("metadata");
+                metadata.fields().forEachRemaining(f -> assertTrue(f.getValue().isTextual(),
+                        doc.where() + ": " + f.getKey() + ": KEDA metadata values are strings"));
+                switch (trigger.path("type").asText()) {
+                    case "aws-sqs-queue" -> {
+                        assertTrue(metadata.path("queueURL").asText().endsWith("/orders.fifo"), doc.where());
+                        assertTrue(metadata.has("queueLength"), doc.where());
+                    }
+                    // the optional cap on idle pods (docs/SCALING.md): the source queue's groups in flight
+                    case "aws-cloudwatch" -> {
+                        assertEquals("AWS/SQS", metadata.path("namespace").asText(), doc.where());
+                        assertEquals("ApproximateNumberOfGroupsWithInflightMessages",
+                                metadata.path("metricName").asText(), doc.where());
+                        assertEquals("QueueName", metadata.path("dimensionName").asText(), doc.where());
+                        assertEquals("orders.fifo", metadata.path("dimensionValue").asText(), doc.where());
+                    }
+                    default -> fail(doc.where() + ": a trigger of type " + trigger.path("type").asText());
+                }
+                if (trigger.has("name")) {
+                    assertTrue(names.add(trigger.path("name").asText()), doc.where() + ": two triggers of one name");
+                }
+            }
+            JsonNode modifiers = spec.path("advanced").path("scalingModifiers");
+            if (!modifiers.isMissingNode()) {
+                String formula = modifiers.path("formula").asText();
+                assertTrue(modifiers.path("target").isTextual() && !formula.isBlank(), doc.where() + ": target, formula");
+                assertEquals(spec.path("triggers").size(), names.size(), doc.where() + ": scalingModifiers needs every trigger named");
+                for (String name : names) {
+                    assertTrue(Pattern.compile("\\b" + name + "\\b").matcher(formula).find(),
+                            doc.where() + ": the formula leaves out trigger " + name);
+                }
             }
         } else {
             assertEquals("aws", spec.path("podIdentity").path("provider").asText());

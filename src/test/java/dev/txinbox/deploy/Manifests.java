@@ -101,6 +101,11 @@ final class Manifests {
         return objects;
     }
 
+    /** What {@code kubectl kustomize dir} renders, not kept (a directory the tests made themselves). */
+    static List<Document> renderedUncached(Path dir) throws Exception {
+        return parse("kubectl kustomize " + dir, Kustomize.render(dir));
+    }
+
     static List<Document> of(List<Document> objects, String kind) {
         return objects.stream().filter(d -> d.kind().equals(kind)).toList();
     }
