@@ -12,7 +12,7 @@ import dev.txinbox.ops.InboxStatistics;
 
 /**
  * Readiness {@code inbox-lag}: whether the inbox keeps up, with the numbers behind it per consumer
- * (see README, "Operations"). DOWN only past the configured thresholds.
+ * (see docs/OPERATIONS.md, "Health"). DOWN only past the configured thresholds.
  */
 @Readiness
 @ApplicationScoped
