@@ -165,8 +165,10 @@ public final class Bench implements AutoCloseable {
             runs.add(relayBacklog(options.jar(), "relay", mainStream, main.groups(), suite.parallelism));
             return runs;
         }
-        runs.add(txinboxBacklog(options.jar(), "txinbox", mainStream, main.groups(), suite.parallelism, 0, jfr,
-                suite.bareSends, Map.of()));
+        for (int n : suite.instances) { // --instances: 1, then each other count over the same stream
+            runs.add(txinboxBacklog(options.jar(), Pods.name("txinbox", n), mainStream, main.groups(), suite.parallelism,
+                    0, jfr && n == suite.instances.get(0), suite.bareSends, Map.of(), n));
+        }
         if (suite.runs.contains("relay")) {
             runs.add(relayBacklog(options.jar(), "relay", mainStream, main.groups(), suite.parallelism));
         }
@@ -251,6 +253,15 @@ public final class Bench implements AutoCloseable {
      */
     RunResult txinboxBacklog(Path jar, String name, OrderStream stream, int groups, int parallelism, long oldRows,
             boolean jfr, boolean bareSends, Map<String, String> extra) throws Exception {
+        return txinboxBacklog(jar, name, stream, groups, parallelism, oldRows, jfr, bareSends, extra, 1);
+    }
+
+    /**
+     * {@link #txinboxBacklog} with {@code instances} services on the database and queue ({@link Pods}: ports
+     * {@code --http-port} and up, each with {@code parallelism} workers), their counters and CPU summed.
+     */
+    RunResult txinboxBacklog(Path jar, String name, OrderStream stream, int groups, int parallelism, long oldRows,
+            boolean jfr, boolean bareSends, Map<String, String> extra, int instances) throws Exception {
         Queues queues = queues();
         Db.reset(DB);
         PgStatements.install(DB);
@@ -270,19 +281,22 @@ public final class Bench implements AutoCloseable {
         Path log = logs.resolve(slug + ".log");
         Map<String, String> env = Service.env(DB, sqs.endpoint(), queues.name, queues.dlqName, options.httpPort(),
                 settings);
-        try (Service service = Service.start(jar, jfrOptions(jfr), env, log)) {
+        try (Pods service = Pods.start(instances, jar, jfrOptions(jfr), env, options.httpPort(), log)) {
             long warmUp = messages(warm);
             awaitDone(service, warmUp, false);
             Db.analyze(DB);
             Reading from = awaitDone(service, warmUp, false);
+            long[] doneFrom = service.doneEach();
+            double[] cpuFrom = service.cpuEach();
             PgStatements statements = PgStatements.start(DB, Db.SERVICE_ROLE);
-            Snapshot before = snapshot(service.pid());
+            Snapshot before = snapshot(service.pids());
             BareSender sender = bareSends ? new BareSender(sqs.client(), queues.eventsUrl, from.counters.done()) : null;
             Reading to;
             Snapshot after;
             try {
                 to = awaitDone(service, warmUp + stream.oracle().messages(), true, sender);
-                after = snapshot(service.pid());
+                after = snapshot(service.pids());
+                service.split(name, doneFrom, service.doneEach(), cpuFrom, service.cpuEach());
             } finally {
                 if (sender != null) {
                     sender.close(); // its threads would go on polling through the next runs
@@ -300,10 +314,10 @@ public final class Bench implements AutoCloseable {
                     to.counters.perCallSince(from.counters, measured), counted);
             // Outside the window: every event in the inbox and every poison message in the DLQ, as the oracle wants.
             // The warm-up's events are PROCESSED besides the stream's, as are the old rows; it has no poison.
-            quiescence(queues, stream.oracle(), oldRows + events(warm)).await(List.of(service), Bench::say);
+            quiescence(queues, stream.oracle(), oldRows + events(warm)).await(service.services(), Bench::say);
             Verifier.Verdict verdict = Verifier.txinbox(Db.url(DB), stream.oracle(), sqs.depth(queues.dlqUrl));
             RunResult result = result(name, "txinbox", BenchSuite.BACKLOG, parallelism, groups, stream, warmUp, oldRows,
-                    0, window, service.child().peakRssMiB(), null, null, verdict, load, log);
+                    0, window, service.peakRssMiB(), null, null, verdict, load, log);
             deleteQueues(queues);
             return print(result);
         }
@@ -629,6 +643,15 @@ public final class Bench implements AutoCloseable {
 
     /** {@link #awaitDone}, telling {@code sender} (if any) every count read, at least every 250 ms. */
     private Reading awaitDone(Service service, long done, boolean inWindow, BareSender sender) throws Exception {
+        return awaitDone(Pods.of(service), done, inWindow, sender);
+    }
+
+    /** {@link #awaitDone} over instances' summed counters ({@code --instances}). */
+    private Reading awaitDone(Pods service, long done, boolean inWindow) throws Exception {
+        return awaitDone(service, done, inWindow, null);
+    }
+
+    private Reading awaitDone(Pods service, long done, boolean inWindow, BareSender sender) throws Exception {
         Reading first = null;
         Reading last = null;
         long lastProgress = System.currentTimeMillis();
@@ -728,8 +751,19 @@ public final class Bench implements AutoCloseable {
     }
 
     private Snapshot snapshot(long consumerPid) {
-        return new Snapshot(Proc.cpuMillis(consumerPid), Proc.postgresCpuMillis(), Proc.cpuMillis(brokerPid),
-                Proc.ownCpuMillis(), Proc.machineBusyMillis(), Proc.threadCpuMillis(consumerPid));
+        return snapshot(List.of(consumerPid));
+    }
+
+    /** {@link #snapshot} of instances ({@code --instances}): their CPU, and by thread name, summed. */
+    private Snapshot snapshot(List<Long> consumerPids) {
+        double consumer = 0;
+        Map<String, Double> threads = new HashMap<>();
+        for (long pid : consumerPids) {
+            consumer += Proc.cpuMillis(pid);
+            Proc.threadCpuMillis(pid).forEach((thread, ms) -> threads.merge(thread, ms, Double::sum));
+        }
+        return new Snapshot(consumer, Proc.postgresCpuMillis(), Proc.cpuMillis(brokerPid), Proc.ownCpuMillis(),
+                Proc.machineBusyMillis(), threads);
     }
 
     private RunResult result(String name, String consumer, String mode, int parallelism, int groups,

@@ -34,6 +34,9 @@ final class BenchReport extends Report<BenchSuite> {
         doc.put("machine", machine);
         doc.put("ratios", ratios());
         doc.put("runs", runs);
+        if (!Pods.splits().isEmpty()) {
+            doc.put("instanceSplits", Pods.splits()); // --instances: each run's window by instance
+        }
     }
 
     /**
@@ -51,6 +54,7 @@ final class BenchReport extends Report<BenchSuite> {
                 .filter(r -> r.mode().equals(BenchSuite.BACKLOG) && r.consumer().equals("txinbox") && r.oldRows() > 0)
                 .forEach(s -> ratios.put(String.format("txinbox over %,d old rows / txinbox (backlog)", s.oldRows()),
                         s.throughput() / t.throughput())));
+        ratios.putAll(Pods.ratios(runs)); // --instances: N instances against one
         return ratios;
     }
 

@@ -44,6 +44,8 @@ public class BenchSuite implements Options.Suite {
     /** A {@link dev.txinbox.harness.BareSender} beside the backlog txinbox run. */
     boolean bareSends;
     List<String> runs = RUNS;
+    /** Instances of the service in the backlog txinbox run ({@link Pods}), one run per count, in order. */
+    List<Integer> instances = List.of(1);
 
     @Override
     public String script() {
@@ -98,7 +100,8 @@ public class BenchSuite implements Options.Suite {
                 new Options.Option("--producer-threads", () -> producerThreads,
                         v -> producerThreads = Integer.parseInt(v)),
                 new Options.Option("--endpoint", () -> endpoint, v -> endpoint = v),
-                new Options.Option("--broker-pid", () -> brokerPid, v -> brokerPid = Long.parseLong(v)));
+                new Options.Option("--broker-pid", () -> brokerPid, v -> brokerPid = Long.parseLong(v)),
+                new Options.Option("--instances", () -> instances, v -> instances = ints(v)));
     }
 
     @Override
@@ -125,6 +128,12 @@ public class BenchSuite implements Options.Suite {
         if (bareSends && !modes.contains(BACKLOG)) {
             throw new IllegalArgumentException(BARE_SENDS + " goes beside the backlog mode's txinbox run: add"
                     + " --mode=backlog");
+        }
+        if (instances.isEmpty() || instances.stream().anyMatch(n -> n < 1)) {
+            throw new IllegalArgumentException("--instances takes counts of 1 or more (comma-separated), got " + instances);
+        }
+        if (!instances.equals(List.of(1)) && !modes.contains(BACKLOG)) {
+            throw new IllegalArgumentException("--instances goes with the backlog mode's txinbox run: add --mode=backlog");
         }
         if (options.given("--old-rows") && oldRows > 0) {
             if (!modes.contains(BACKLOG)) {

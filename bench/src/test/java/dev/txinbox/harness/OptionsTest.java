@@ -58,7 +58,8 @@ class OptionsTest {
             Map.entry("--commit-a", "abc1234"), Map.entry("--commit-b", "def5678"),
             Map.entry("--env-a", "OTEL_SDK_DISABLED=true"),
             Map.entry("--env-b", "A=1,B=2"),
-            Map.entry("--env-c", "TXINBOX_OUTBOX_RELAY_ENABLED=false"), Map.entry("--bare-sends", "B"));
+            Map.entry("--env-c", "TXINBOX_OUTBOX_RELAY_ENABLED=false"), Map.entry("--bare-sends", "B"),
+            Map.entry("--instances", "1,2"));
 
     @Test
     void benchTakesEveryDocumentedOptionAndNothingElse() throws IOException {
