@@ -47,8 +47,9 @@ import dev.txinbox.harness.Verifier;
  */
 public final class Bench implements AutoCloseable {
 
-    private static final String DB = "txinbox_bench";
-    private static final String NAIVE_DB = "txinbox_bench_naive";
+    /** The runs' database, dropped and made again for each run; {@code BENCH_DATABASE} names another. */
+    private static final String DB = System.getenv().getOrDefault("BENCH_DATABASE", "txinbox_bench");
+    private static final String NAIVE_DB = DB + "_naive";
     private static final String WARM_UP = "w";
     /**
      * The JIT compiler threads (C1 and C2 CompilerThreadN): /proc cuts a thread's name to 15 characters, and
@@ -288,6 +289,7 @@ public final class Bench implements AutoCloseable {
             Reading from = awaitDone(service, warmUp, false);
             long[] doneFrom = service.doneEach();
             double[] cpuFrom = service.cpuEach();
+            double ownPostgresFrom = Proc.postgresCpuMillis(DB);
             PgStatements statements = PgStatements.start(DB, Db.SERVICE_ROLE);
             Snapshot before = snapshot(service.pids());
             BareSender sender = bareSends ? new BareSender(sqs.client(), queues.eventsUrl, from.counters.done()) : null;
@@ -296,7 +298,10 @@ public final class Bench implements AutoCloseable {
             try {
                 to = awaitDone(service, warmUp + stream.oracle().messages(), true, sender);
                 after = snapshot(service.pids());
-                service.split(name, doneFrom, service.doneEach(), cpuFrom, service.cpuEach());
+                if (!suite.instances.equals(List.of(1))) {
+                    service.split(name, doneFrom, service.doneEach(), cpuFrom, service.cpuEach(),
+                            Proc.postgresCpuMillis(DB) - ownPostgresFrom);
+                }
             } finally {
                 if (sender != null) {
                     sender.close(); // its threads would go on polling through the next runs

@@ -87,6 +87,7 @@ final class BenchReport extends Report<BenchSuite> {
         ratios.entrySet().stream().filter(e -> !e.getKey().equals("txinbox / naive (concurrent)")
                 && !e.getKey().equals("txinbox / drain ceiling (backlog)"))
                 .forEach(e -> md.append(String.format("| %s | %.2f |%n", e.getKey(), e.getValue())));
+        Pods.markdown(md);
     }
 
     private static void concurrentTable(StringBuilder md, List<RunResult> runs) {

@@ -35,6 +35,25 @@ public final class Proc {
         return total;
     }
 
+    /**
+     * CPU of the PostgreSQL backends connected to {@code database} now (their process title names it after the
+     * role), without the server's shared processes or exited backends: one run's share of a server that others use
+     * at the same time. A pool's connections live as long as the service, so a window's difference is its backends'.
+     */
+    public static double postgresCpuMillis(String database) {
+        double total = 0;
+        for (long pid : pidsNamed("postgres")) {
+            String[] title = cmdline(pid).trim().split("\\s+"); // "postgres: 15/main: <role> <database> <host> <state>"
+            if (title.length > 3 && title[3].equals(database)) {
+                long[] fields = stat(pid);
+                if (fields != null) {
+                    total += (fields[0] + fields[1]) * MS_PER_TICK;
+                }
+            }
+        }
+        return total;
+    }
+
     /** This JVM's own CPU: how a baseline reports itself as it exits, and the producer's share. */
     public static double ownCpuMillis() {
         return java.lang.management.ManagementFactory.getPlatformMXBean(com.sun.management.OperatingSystemMXBean.class)
@@ -115,6 +134,14 @@ public final class Proc {
                     .map(Long::parseLong).filter(pid -> name.equals(comm(pid))).toList();
         } catch (IOException e) {
             return List.of();
+        }
+    }
+
+    private static String cmdline(long pid) {
+        try {
+            return Files.readString(Path.of("/proc/" + pid + "/cmdline")).replace('\0', ' ');
+        } catch (IOException e) {
+            return "";
         }
     }
 
