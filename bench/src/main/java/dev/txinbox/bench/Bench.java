@@ -166,9 +166,10 @@ public final class Bench implements AutoCloseable {
             runs.add(relayBacklog(options.jar(), "relay", mainStream, main.groups(), suite.parallelism));
             return runs;
         }
-        for (int n : suite.instances) { // --instances: 1, then each other count over the same stream
-            runs.add(txinboxBacklog(options.jar(), Pods.name("txinbox", n), mainStream, main.groups(), suite.parallelism,
-                    0, jfr && n == suite.instances.get(0), suite.bareSends, Map.of(), n));
+        for (Pods.Count n : suite.instances) { // --instances: 1, or each count given in turn over the same stream
+            runs.add(txinboxBacklog(options.jar(), n.name("txinbox"), mainStream, main.groups(),
+                    n.parallelism() > 0 ? n.parallelism() : suite.parallelism, 0, jfr && n == suite.instances.get(0),
+                    suite.bareSends, Map.of(), n.instances()));
         }
         if (suite.runs.contains("relay")) {
             runs.add(relayBacklog(options.jar(), "relay", mainStream, main.groups(), suite.parallelism));
@@ -298,7 +299,7 @@ public final class Bench implements AutoCloseable {
             try {
                 to = awaitDone(service, warmUp + stream.oracle().messages(), true, sender);
                 after = snapshot(service.pids());
-                if (!suite.instances.equals(List.of(1))) {
+                if (!suite.instances.equals(List.of(Pods.Count.ONE))) {
                     service.split(name, doneFrom, service.doneEach(), cpuFrom, service.cpuEach(),
                             Proc.postgresCpuMillis(DB) - ownPostgresFrom);
                 }

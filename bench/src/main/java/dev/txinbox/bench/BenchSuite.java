@@ -45,7 +45,7 @@ public class BenchSuite implements Options.Suite {
     boolean bareSends;
     List<String> runs = RUNS;
     /** Instances of the service in the backlog txinbox run ({@link Pods}), one run per count, in order. */
-    List<Integer> instances = List.of(1);
+    List<Pods.Count> instances = List.of(Pods.Count.ONE);
 
     @Override
     public String script() {
@@ -101,7 +101,8 @@ public class BenchSuite implements Options.Suite {
                         v -> producerThreads = Integer.parseInt(v)),
                 new Options.Option("--endpoint", () -> endpoint, v -> endpoint = v),
                 new Options.Option("--broker-pid", () -> brokerPid, v -> brokerPid = Long.parseLong(v)),
-                new Options.Option("--instances", () -> instances, v -> instances = ints(v)));
+                new Options.Option("--instances", () -> Pods.Count.describe(instances),
+                        v -> instances = Pods.Count.parse(v)));
     }
 
     @Override
@@ -129,10 +130,7 @@ public class BenchSuite implements Options.Suite {
             throw new IllegalArgumentException(BARE_SENDS + " goes beside the backlog mode's txinbox run: add"
                     + " --mode=backlog");
         }
-        if (instances.isEmpty() || instances.stream().anyMatch(n -> n < 1)) {
-            throw new IllegalArgumentException("--instances takes counts of 1 or more (comma-separated), got " + instances);
-        }
-        if (!instances.equals(List.of(1)) && !modes.contains(BACKLOG)) {
+        if (!instances.equals(List.of(Pods.Count.ONE)) && !modes.contains(BACKLOG)) {
             throw new IllegalArgumentException("--instances goes with the backlog mode's txinbox run: add --mode=backlog");
         }
         if (options.given("--old-rows") && oldRows > 0) {

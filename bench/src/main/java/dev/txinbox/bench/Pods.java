@@ -62,9 +62,43 @@ final class Pods implements AutoCloseable {
         return new Pods(List.copyOf(started));
     }
 
-    /** The run's name for {@code n} instances: "txinbox" for one, as it always was. */
-    static String name(String name, int n) {
-        return n == 1 ? name : name + " ×" + n + " instances";
+    /**
+     * One value of {@code --instances}: {@code N} instances with {@code --parallelism} workers each
+     * ({@code parallelism} 0), or {@code NxP}, N instances of P workers each.
+     */
+    record Count(int instances, int parallelism) {
+
+        static final Count ONE = new Count(1, 0);
+
+        static List<Count> parse(String csv) {
+            List<Count> counts = new ArrayList<>();
+            for (String v : csv.split(",")) {
+                java.util.regex.Matcher m = java.util.regex.Pattern.compile("\\s*([0-9]+)(?:x([0-9]+))?\\s*").matcher(v);
+                if (!m.matches() || Integer.parseInt(m.group(1)) < 1
+                        || (m.group(2) != null && Integer.parseInt(m.group(2)) < 1)) {
+                    throw new IllegalArgumentException("--instances takes counts N or NxP (N instances of P workers"
+                            + " each), 1 or more, comma-separated, got '" + csv + "'");
+                }
+                counts.add(new Count(Integer.parseInt(m.group(1)), m.group(2) == null ? 0 : Integer.parseInt(m.group(2))));
+            }
+            return List.copyOf(counts);
+        }
+
+        static String describe(List<Count> counts) {
+            return String.join(",", counts.stream().map(Count::toString).toList());
+        }
+
+        /** The run's name: "txinbox" for one instance at --parallelism, as it always was. */
+        String name(String name) {
+            return instances == 1 && parallelism == 0 ? name
+                    : name + " ×" + instances + (instances == 1 ? " instance" : " instances")
+                            + (parallelism == 0 ? "" : ", " + parallelism + " workers each");
+        }
+
+        @Override
+        public String toString() {
+            return instances + (parallelism == 0 ? "" : "x" + parallelism);
+        }
     }
 
     static Path sibling(Path log, int number) {

@@ -59,7 +59,7 @@ class OptionsTest {
             Map.entry("--env-a", "OTEL_SDK_DISABLED=true"),
             Map.entry("--env-b", "A=1,B=2"),
             Map.entry("--env-c", "TXINBOX_OUTBOX_RELAY_ENABLED=false"), Map.entry("--bare-sends", "B"),
-            Map.entry("--instances", "1,2"));
+            Map.entry("--instances", "1,2x2"));
 
     @Test
     void benchTakesEveryDocumentedOptionAndNothingElse() throws IOException {
@@ -198,6 +198,10 @@ class OptionsTest {
         assertRefused("unknown option --old-rows (see docs/RELIABILITY.md)", new ChaosSuite(), "--old-rows=1",
                 "--elasticmq-classpath=x");
         assertRefused("--messages takes a number, got 'many'", new BenchSuite(), "--messages=many");
+        assertRefused("--instances takes counts N or NxP (N instances of P workers each), 1 or more, comma-separated,"
+                + " got '1,0'", new BenchSuite(), "--instances=1,0");
+        assertRefused("--instances goes with the backlog mode's txinbox run: add --mode=backlog", new BenchSuite(),
+                "--runs=txinbox", "--instances=2");
         assertRefused("--kills takes a number, got '2.5'", new ChaosSuite(), "--kills=2.5", "--elasticmq-classpath=x");
         assertRefused("expected one of [--quick, --jfr, --bare-sends, --help] or --name=value, got quick",
                 new BenchSuite(), "quick");
