@@ -267,7 +267,7 @@ public final class Bench implements AutoCloseable {
             Db.analyze(DB);
             long messages = stream.oracle().messages();
             PgStatements statements = PgStatements.start(DB, Db.SERVICE_ROLE);
-            Snapshot before = snapshot(service.pid());
+            Snapshot before = snapshot(service.pid(), DB);
             ServiceCounters countersBefore = service.counters();
             StageTimes stagesBefore = service.stageTimes();
             Producer producer = new Producer(sqs.client(), queues.url, suite.producerThreads, rate);
@@ -349,13 +349,13 @@ public final class Bench implements AutoCloseable {
             Db.analyze(DB);
             Reading from = awaitDone(service, start, false);
             PgStatements statements = PgStatements.start(DB, Db.SERVICE_ROLE);
-            Snapshot before = snapshot(service.pid());
+            Snapshot before = snapshot(service.pid(), DB);
             BareSender sender = bareSends ? new BareSender(sqs.client(), queues.eventsUrl, from.counters.done()) : null;
             Reading to;
             Snapshot after;
             try {
                 to = awaitDone(service, warmUp + stream.oracle().messages(), true, sender);
-                after = snapshot(service.pid());
+                after = snapshot(service.pid(), DB);
             } finally {
                 if (sender != null) {
                     sender.close(); // its threads would go on polling through the next runs
@@ -424,9 +424,9 @@ public final class Bench implements AutoCloseable {
                 Service.env(DB, sqs.endpoint(), queues.name, queues.dlqName, options.httpPort(), settings), log)) {
             Reading from = awaitPublished(service, warmUpEvents);
             PgStatements statements = PgStatements.start(DB, Db.SERVICE_ROLE);
-            Snapshot before = snapshot(service.pid());
+            Snapshot before = snapshot(service.pid(), DB);
             Reading to = awaitPublished(service, events);
-            Snapshot after = snapshot(service.pid());
+            Snapshot after = snapshot(service.pid(), DB);
             long measured = to.counters.published() - from.counters.published();
             PgStatements.Count counted = statements.end(measured);
             service.saveMetrics(logs.resolve(slug + ".metrics"));
@@ -635,7 +635,7 @@ public final class Bench implements AutoCloseable {
                 from = awaitProgress(child, progress, start);
                 statements = database == null ? null : PgStatements.start(database, null);
                 // The consumer's own figures come with its line; the harness reads the rest as it sees it.
-                before = snapshot(child.pid()).withConsumer(from.cpuMillis());
+                before = snapshot(child.pid(), database).withConsumer(from.cpuMillis());
             } else {
                 warmUp(queues, warm, child);
                 if (database != null) {
@@ -643,16 +643,19 @@ public final class Bench implements AutoCloseable {
                 }
                 Progress.Mark warmedUp = progress.latest();
                 statements = database == null ? null : PgStatements.start(database, null);
-                before = snapshot(child.pid());
+                before = snapshot(child.pid(), database);
                 Producer producer = new Producer(sqs.client(), queues.url, suite.producerThreads, 0);
                 producer.send(stream);
                 // From the first send, as the service's concurrent runs.
                 from = new Progress.Mark(total - messages, producer.firstSendMillis(), before.consumer(),
                         warmedUp == null ? 0 : warmedUp.sqsRequests());
             }
-            JsonNode summary = awaitSummary(child, log);
-            Snapshot after = snapshot(child.pid()).withConsumer(summary.get("cpuMillis").asDouble(),
+            // Read as the summary appears: the baseline keeps its connections open a second after printing it, so that
+            // its database's backends are still there to be read.
+            JsonNode summary = awaitSummaryLine(child, log);
+            Snapshot after = snapshot(child.pid(), database).withConsumer(summary.get("cpuMillis").asDouble(),
                     JSON.convertValue(summary.get("threadCpuMillis"), THREADS));
+            awaitSummary(child, log);
             long measured = summary.get("handled").asLong() - from.handled();
             Window window = new Window(measured, (summary.get("lastCommitMillis").asLong() - from.atMillis()) / 1000.0,
                     before, after, summary.get("sqsRequests").asLong() - from.sqsRequests(), null,
@@ -668,16 +671,16 @@ public final class Bench implements AutoCloseable {
 
     /** CPU at one moment, in milliseconds: the consumer (and by thread), PostgreSQL, the broker, the harness. */
     private record Snapshot(double consumer, double postgres, double broker, double producer, double machine,
-            Map<String, Double> threads) {
+            Map<String, Double> threads, Map<Long, Double> databaseBackends) {
 
         /** What a baseline's progress line says of its own CPU, which its /proc entry says later. */
         Snapshot withConsumer(double cpuMillis) {
-            return new Snapshot(cpuMillis, postgres, broker, producer, machine, threads);
+            return new Snapshot(cpuMillis, postgres, broker, producer, machine, threads, databaseBackends);
         }
 
         /** A baseline reports its own CPU as it exits; /proc has nothing left to read then. */
         Snapshot withConsumer(double cpuMillis, Map<String, Double> threads) {
-            return new Snapshot(cpuMillis, postgres, broker, producer, machine, threads);
+            return new Snapshot(cpuMillis, postgres, broker, producer, machine, threads, databaseBackends);
         }
     }
 
@@ -820,9 +823,11 @@ public final class Bench implements AutoCloseable {
         Thread.sleep(500); // the last commits and deletes settle
     }
 
-    private Snapshot snapshot(long consumerPid) {
+    /** {@code database}: whose backends' CPU to read besides the whole server's (null: none). */
+    private Snapshot snapshot(long consumerPid, String database) {
         return new Snapshot(Proc.cpuMillis(consumerPid), Proc.postgresCpuMillis(), Proc.cpuMillis(brokerPid),
-                Proc.ownCpuMillis(), Proc.machineBusyMillis(), Proc.threadCpuMillis(consumerPid));
+                Proc.ownCpuMillis(), Proc.machineBusyMillis(), Proc.threadCpuMillis(consumerPid),
+                database == null ? null : Proc.postgresBackendsCpuMillis(database));
     }
 
     private RunResult result(String name, String consumer, String mode, int parallelism, int groups,
@@ -844,6 +849,11 @@ public final class Bench implements AutoCloseable {
         w.after.threads.forEach((thread, ms) -> cpuGroups.merge(cpuGroup(thread),
                 (ms - w.before.threads.getOrDefault(thread, 0.0)) / messages, Double::sum));
         cpuGroups.replaceAll((g, v) -> Math.round(v * 1000) / 1000.0);
+        // The consumer's database's own backends, alive as the window closes (a pool's connections live through it):
+        // what the whole server's figure is when nothing else uses PostgreSQL, less its shared background work.
+        Double databaseCpu = w.after.databaseBackends == null ? null : w.after.databaseBackends.entrySet().stream()
+                .mapToDouble(e -> e.getValue() - w.before.databaseBackends.getOrDefault(e.getKey(), 0.0)).sum()
+                / messages;
         return new RunResult(name, consumer, mode, parallelism, groups, stream.oracle().messages(), warmUp, oldRows,
                 w.messages, rate, seconds, w.messages / seconds, consumerCpu, postgresCpu,
                 w.statements == null ? null : w.statements.perMessage(), brokerCpu,
@@ -851,7 +861,7 @@ public final class Bench implements AutoCloseable {
                 (double) w.sqsRequests / messages, w.sqsCalls, rss,
                 latency == null ? null : latency[0], latency == null ? null : latency[1],
                 latency == null ? null : latency[2], verdict, jit, perMessage(w.before.threads, w.after.threads, messages),
-                w.statements, stages, load, results.relativize(log).toString(), relayThreads, cpuGroups);
+                w.statements, stages, load, results.relativize(log).toString(), relayThreads, cpuGroups, databaseCpu);
     }
 
     /** The {@link #CPU_GROUPS} group of a thread, by its name as /proc has it (15 characters, digits as N). */
@@ -959,8 +969,9 @@ public final class Bench implements AutoCloseable {
             r.pgStatements().top().forEach(t -> System.out.printf("      %6.3f  %s%n", t.perMessage(), t.query()));
         }
         System.out.printf("  %-22s %8d msgs %7.1f s %7.0f msg/s  cpu/msg: consumer %.3f ms, PostgreSQL %.3f ms"
-                + " (%s statements/msg), broker %.3f ms  SQS %.2f req/msg  rss %.0f MiB%s  %s%n", r.name(),
-                r.measuredMessages(), r.seconds(), r.throughput(), r.consumerCpuMs(), r.postgresCpuMs(),
+                + " (its database's backends %s; %s statements/msg), broker %.3f ms  SQS %.2f req/msg  rss %.0f MiB%s  %s%n",
+                r.name(), r.measuredMessages(), r.seconds(), r.throughput(), r.consumerCpuMs(), r.postgresCpuMs(),
+                r.postgresDatabaseCpuMs() == null ? "n/a" : String.format("%.3f", r.postgresDatabaseCpuMs()),
                 r.pgStatementsPerMessage() == null ? "no" : String.format("%.2f", r.pgStatementsPerMessage()),
                 r.brokerCpuMs(), r.sqsRequestsPerMessage(), r.peakRssMiB(),
                 r.latencyP99Ms() == null ? "" : String.format("  p50/p95/p99 %.0f/%.0f/%.0f ms", r.latencyP50Ms(),
@@ -1013,7 +1024,7 @@ public final class Bench implements AutoCloseable {
         }
 
         void read(Service service) throws IOException, InterruptedException, SQLException {
-            snapshot = snapshot(service.pid());
+            snapshot = snapshot(service.pid(), DB);
             counters = service.counters();
             statements = started.end(messages);
         }
@@ -1021,6 +1032,25 @@ public final class Bench implements AutoCloseable {
 
     private static void say(String line) {
         System.out.println("  " + line);
+    }
+
+    /** A baseline's summary line, as soon as it is in its log (the baseline may still be running). */
+    private static JsonNode awaitSummaryLine(Child child, Path log) throws Exception {
+        long deadline = System.currentTimeMillis() + 3_600_000;
+        while (System.currentTimeMillis() < deadline) {
+            boolean alive = child.isAlive();
+            List<String> lines = Files.readAllLines(log);
+            for (int i = lines.size() - 1; i >= Math.max(0, lines.size() - 20); i--) {
+                if (lines.get(i).startsWith("{")) {
+                    return JSON.readTree(lines.get(i));
+                }
+            }
+            if (!alive) {
+                return awaitSummary(child, log);
+            }
+            Thread.sleep(20);
+        }
+        throw new IllegalStateException("baseline did not finish within an hour; see " + log);
     }
 
     private static JsonNode awaitSummary(Child child, Path log) throws Exception {

@@ -73,8 +73,13 @@ final class BenchReport extends Report<BenchSuite> {
             fresh.stream().filter(c -> c.consumer().equals("camel") && c.messages() == t.messages()).findFirst()
                     .ifPresent(c -> {
                         ratios.put(t.name() + " / camel: msg/s", t.throughput() / c.throughput());
-                        ratios.put(t.name() + " / camel: consumer + PostgreSQL CPU per message",
+                        ratios.put(t.name() + " / camel: consumer + PostgreSQL (server) CPU per message",
                                 (t.consumerCpuMs() + t.postgresCpuMs()) / (c.consumerCpuMs() + c.postgresCpuMs()));
+                        if (t.postgresDatabaseCpuMs() != null && c.postgresDatabaseCpuMs() != null) {
+                            ratios.put(t.name() + " / camel: consumer + its database's backends CPU per message",
+                                    (t.consumerCpuMs() + t.postgresDatabaseCpuMs())
+                                            / (c.consumerCpuMs() + c.postgresDatabaseCpuMs()));
+                        }
                     });
         }
     }
@@ -105,7 +110,7 @@ final class BenchReport extends Report<BenchSuite> {
                 concurrentTable(md, inMode);
             }
         }
-        md.append("\n| ratio (throughput) | value |\n|---|--:|\n");
+        md.append("\n| ratio (throughput, unless it says otherwise) | value |\n|---|--:|\n");
         Map<String, Double> ratios = ratios();
         ratios.entrySet().stream().filter(e -> !e.getKey().equals("txinbox / naive (concurrent)")
                 && !e.getKey().equals("txinbox / drain ceiling (backlog)"))
@@ -147,18 +152,25 @@ final class BenchReport extends Report<BenchSuite> {
         md.append(String.format("%n**Fresh pod** (the whole stream queued, no warm-up, then a fresh consumer; measured from"
                 + " %.0f %% of the messages done to the last; CPU ms per message)%n%n", 100 * Bench.FRESH_WINDOW_START));
         md.append("| run | messages measured | s | msg/s | consumer | workers | event loop | relay | JIT | GC + VM thread"
-                + " | other | PostgreSQL | pg statements/msg | broker | consumer + PostgreSQL | SQS req/msg | peak RSS MiB"
-                + " | oracle |\n");
-        md.append("|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|\n");
+                + " | other | PostgreSQL (server) | its database's backends | pg statements/msg | broker"
+                + " | consumer + its backends | SQS req/msg | peak RSS MiB | oracle |\n");
+        md.append("|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|\n");
         for (RunResult r : runs) {
             Map<String, Double> g = r.consumerCpuGroupsMs();
-            md.append(String.format("| %s | %d of %d | %.1f | %.0f | %.3f | %s | %.3f | %s | %.3f | %.3f | %.2f | %.0f | %s |%n",
+            md.append(String.format("| %s | %d of %d | %.1f | %.0f | %.3f | %s | %.3f | %s | %s | %.3f | %s | %.2f | %.0f"
+                    + " | %s |%n",
                     r.name(), r.measuredMessages(), r.messages(), r.seconds(), r.throughput(), r.consumerCpuMs(),
                     Bench.CPU_GROUPS.stream().map(k -> String.format("%.3f", g.getOrDefault(k, 0.0)))
                             .collect(java.util.stream.Collectors.joining(" | ")),
-                    r.postgresCpuMs(), statements(r), r.brokerCpuMs(), r.consumerCpuMs() + r.postgresCpuMs(),
+                    r.postgresCpuMs(), dbCpu(r), statements(r), r.brokerCpuMs(), r.postgresDatabaseCpuMs() == null ? ""
+                            : String.format("%.3f", r.consumerCpuMs() + r.postgresDatabaseCpuMs()),
                     r.sqsRequestsPerMessage(), r.peakRssMiB(), verdict(r)));
         }
+    }
+
+    /** The CPU per message of the consumer's database's own backends; none for the drain ceiling. */
+    static String dbCpu(RunResult r) {
+        return r.postgresDatabaseCpuMs() == null ? "n/a" : String.format("%.3f", r.postgresDatabaseCpuMs());
     }
 
     /** The consumer's CPU per message by group ({@link Bench#CPU_GROUPS}), as the backlog and concurrent tables show it. */
