@@ -35,6 +35,30 @@ public final class Proc {
         return total;
     }
 
+    /**
+     * CPU of the PostgreSQL backends connected to {@code database}, by pid, in milliseconds: the processes whose title
+     * ({@code postgres: 15/main: <user> <database> <client> <state>}) names it. What the consumer's own connections
+     * cost, apart from other databases' backends and from the server's shared background processes.
+     */
+    public static java.util.Map<Long, Double> postgresBackendsCpuMillis(String database) {
+        java.util.Map<Long, Double> byPid = new java.util.HashMap<>();
+        for (long pid : pidsNamed("postgres")) {
+            try {
+                String title = Files.readString(Path.of("/proc/" + pid + "/cmdline")).replace('\0', ' ').trim();
+                if (!List.of(title.split("\\s+")).contains(database)) {
+                    continue;
+                }
+            } catch (IOException e) {
+                continue;
+            }
+            long[] fields = stat(pid);
+            if (fields != null) {
+                byPid.put(pid, (fields[0] + fields[1]) * MS_PER_TICK);
+            }
+        }
+        return byPid;
+    }
+
     /** This JVM's own CPU: how a baseline reports itself as it exits, and the producer's share. */
     public static double ownCpuMillis() {
         return java.lang.management.ManagementFactory.getPlatformMXBean(com.sun.management.OperatingSystemMXBean.class)
