@@ -10,6 +10,7 @@ import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
@@ -146,21 +147,7 @@ class DocsLinksTest {
     static Set<String> anchors(Path file) {
         Set<String> anchors = new LinkedHashSet<>();
         Map<String, Integer> seen = new HashMap<>();
-        boolean inFence = false;
-        String fence = null;
-        for (String line : readLines(file)) {
-            String trimmed = line.stripLeading();
-            if (inFence) {
-                if (trimmed.startsWith(fence)) {
-                    inFence = false;
-                }
-                continue;
-            }
-            if (trimmed.startsWith("```") || trimmed.startsWith("~~~")) {
-                inFence = true;
-                fence = trimmed.substring(0, 3);
-                continue;
-            }
+        for (String line : outsideFences(file).values()) {
             Matcher heading = HEADING.matcher(line);
             if (!heading.matches()) {
                 continue;
@@ -192,31 +179,15 @@ class DocsLinksTest {
 
     private static List<Link> links(Path document) {
         List<Link> links = new ArrayList<>();
-        boolean inFence = false;
-        String fence = null;
-        List<String> lines = readLines(document);
-        for (int i = 0; i < lines.size(); i++) {
-            String line = lines.get(i);
-            String trimmed = line.stripLeading();
-            if (inFence) {
-                if (trimmed.startsWith(fence)) {
-                    inFence = false;
-                }
-                continue;
-            }
-            if (trimmed.startsWith("```") || trimmed.startsWith("~~~")) {
-                inFence = true;
-                fence = trimmed.substring(0, 3);
-                continue;
-            }
-            String prose = withoutCodeSpans(line);
+        for (Map.Entry<Integer, String> numbered : outsideFences(document).entrySet()) {
+            String prose = withoutCodeSpans(numbered.getValue());
             Matcher inline = INLINE_LINK.matcher(prose);
             while (inline.find()) {
-                links.add(new Link(i + 1, inline.group(1)));
+                links.add(new Link(numbered.getKey(), inline.group(1)));
             }
             Matcher reference = REFERENCE_DEFINITION.matcher(prose);
             if (reference.find()) {
-                links.add(new Link(i + 1, reference.group(1)));
+                links.add(new Link(numbered.getKey(), reference.group(1)));
             }
         }
         return links;
@@ -246,6 +217,26 @@ class DocsLinksTest {
             i = close + run;
         }
         return out.toString();
+    }
+
+    /** The file's lines outside fenced code blocks, by line number (from 1), in order. */
+    private static Map<Integer, String> outsideFences(Path file) {
+        Map<Integer, String> prose = new LinkedHashMap<>();
+        String fence = null;
+        List<String> lines = readLines(file);
+        for (int i = 0; i < lines.size(); i++) {
+            String trimmed = lines.get(i).stripLeading();
+            if (fence != null) {
+                if (trimmed.startsWith(fence)) {
+                    fence = null;
+                }
+            } else if (trimmed.startsWith("```") || trimmed.startsWith("~~~")) {
+                fence = trimmed.substring(0, 3);
+            } else {
+                prose.put(i + 1, lines.get(i));
+            }
+        }
+        return prose;
     }
 
     private static List<String> readLines(Path file) {

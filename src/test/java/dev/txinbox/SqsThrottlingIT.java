@@ -4,20 +4,14 @@ import static dev.txinbox.support.PackagedService.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
 import java.util.UUID;
 
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
-import dev.txinbox.support.AwsStandIn;
+import dev.txinbox.support.AwsScenario;
 import dev.txinbox.support.ElasticMqResource;
-import dev.txinbox.support.PackagedService;
-import dev.txinbox.support.TestQueues;
 
 /**
  * SQS's limits, met: a FIFO queue allows so many calls per second per action, a message group its own share, an
@@ -25,51 +19,22 @@ import dev.txinbox.support.TestQueues;
  * while, call by call, and the packaged service must count it per call, back off, lose nothing, apply nothing twice,
  * count no attempt, and resume by itself when SQS takes the calls again.
  */
-class SqsThrottlingIT {
+class SqsThrottlingIT extends AwsScenario {
 
-    private static final ElasticMqResource broker = new ElasticMqResource();
-    private static String brokerEndpoint;
-
-    private final PackagedService service = new PackagedService(
-            System.getenv().getOrDefault("TXINBOX_TEST_DB", "txinbox_test") + "_throttle");
-    private AwsStandIn aws;
-    private TestQueues queues;
-
-    @BeforeAll
-    static void startBroker() {
-        brokerEndpoint = broker.start().get("test.sqs-endpoint");
-    }
-
-    @AfterAll
-    static void stopBroker() {
-        broker.stop();
-    }
-
-    @AfterEach
-    void stopAll() throws Exception {
-        service.close();
-        if (queues != null) {
-            queues.close();
-        }
-        if (aws != null) {
-            aws.close();
-        }
+    SqsThrottlingIT() {
+        super("_throttle");
     }
 
     @Test
     void throttledCallsBackOffLoseNothingAndResume() throws Exception {
-        service.freshDatabase();
-        aws = new AwsStandIn(brokerEndpoint);
-        queues = new TestQueues(brokerEndpoint);
-        service.start(Path.of("target/sqs-throttling.log"), aws.endpoint(), AwsCredentialsIT.irsa(aws,
-                AwsCredentialsIT.webIdentityToken("irsa-token-" + UUID.randomUUID())));
-        AwsCredentialsIT.sendOrders(queues, "warm", 5);
+        start(irsa(webIdentityToken("irsa-token-" + UUID.randomUUID())));
+        sendOrders("warm", 5);
         awaitShipped(5);
 
         // The relay's sends (an encrypted queue's KMS key) and the deletes are refused for their rate: the events
         // are applied, their messages come back and are recognised, the relay waits.
         aws.throttle(Map.of("SendMessageBatch", "KmsThrottled", "DeleteMessageBatch", "RequestThrottled"));
-        AwsCredentialsIT.sendOrders(queues, "sends", 5);
+        sendOrders("sends", 5);
         awaitShipped(10);
         await(Duration.ofSeconds(60), () -> service.metric("txinbox_sqs_throttled_total{call=\"send_batch\"}") > 0
                 && service.metric("txinbox_sqs_throttled_total{call=\"delete_batch\"}") > 0);
@@ -78,7 +43,7 @@ class SqsThrottlingIT {
         aws.throttle(Map.of("SendMessageBatch", "KmsThrottled", "DeleteMessageBatch", "RequestThrottled",
                 "ReceiveMessage", "ThrottlingException"));
         await(Duration.ofSeconds(60), () -> service.readinessCheck("sqs").contains("\"cause\":\"throttled\""));
-        AwsCredentialsIT.sendOrders(queues, "receives", 5);
+        sendOrders("receives", 5);
         Thread.sleep(4_000);
         assertEquals(10, service.count("select count(*) from orders where status = 'SHIPPED'"));
         assertTrue(service.metric("txinbox_sqs_throttled_total{call=\"receive\"}") > 0);

@@ -50,6 +50,12 @@ public final class Bench implements AutoCloseable {
     /** The runs' database, dropped and made again for each run; {@code BENCH_DATABASE} names another. */
     private static final String DB = System.getenv().getOrDefault("BENCH_DATABASE", "txinbox_bench");
     private static final String NAIVE_DB = DB + "_naive";
+    private static final String CAMEL_DB = DB + "_camel";
+    /** The Camel baseline's module (bench/camel), built by bench/run beside this one: its classes and classpath. */
+    private static final Path CAMEL_CLASSES = Path.of("bench/camel/target/classes");
+    private static final Path CAMEL_CLASSPATH = Path.of("bench/camel/target/classpath.txt");
+    /** The fresh-pod mode's window opens when this share of the stream's messages is done. */
+    static final double FRESH_WINDOW_START = 0.2;
     private static final String WARM_UP = "w";
     /**
      * The JIT compiler threads (C1 and C2 CompilerThreadN): /proc cuts a thread's name to 15 characters, and
@@ -62,6 +68,13 @@ public final class Bench implements AutoCloseable {
      * pods' commits. The relay's cost per event measured on them does not depend on how fast the broker is.
      */
     static final List<String> RELAY_THREADS = List.of("outbox-relay", "outbox-listener");
+    /**
+     * The groups a consumer's CPU is split into, by thread ({@link #cpuGroup}): its workers (the service's
+     * {@code txinbox-orders-N}, Camel's consumer threads, the naive consumer's main thread, the drain's pollers), the
+     * SDK's event loop (the service's Netty I/O), the outbox relay's threads, the JIT compiler threads, GC and the VM
+     * thread (Serial GC collects on it), and the rest (the connector's poller, executors, timers).
+     */
+    static final List<String> CPU_GROUPS = List.of("workers", "event loop", "relay", "JIT", "GC and VM thread", "other");
     private static final long NO_PROGRESS_MILLIS = 120_000;
     private static final ObjectMapper JSON = new ObjectMapper();
     /** A baseline's CPU by thread, as its summary has it. */
@@ -112,6 +125,8 @@ public final class Bench implements AutoCloseable {
             boolean jfr = suite.jfr && mode.equals(suite.modes.get(0));
             if (mode.equals(BenchSuite.BACKLOG)) {
                 runs.addAll(backlog(main, mainStream, jfr));
+            } else if (mode.equals(BenchSuite.FRESH)) {
+                runs.addAll(fresh(main, jfr));
             } else {
                 runs.addAll(concurrent(main, mainStream, jfr));
             }
@@ -119,7 +134,9 @@ public final class Bench implements AutoCloseable {
 
         new BenchReport(options, main, runs, machine()).write();
         close();
-        return (int) runs.stream().filter(r -> !r.verdict().exactlyOnce() && !r.consumer().equals("naive")).count();
+        // The naive and Camel baselines keep no per-order ordering: their wrong orders are counted, not failures.
+        return (int) runs.stream().filter(r -> !r.verdict().exactlyOnce() && !r.consumer().equals("naive")
+                && !r.consumer().equals("camel")).count();
     }
 
     /** The stream sent as fast as the broker takes it while the consumer runs; then latency and the curves. */
@@ -133,6 +150,9 @@ public final class Bench implements AutoCloseable {
         }
         if (suite.runs.contains("naive")) {
             runs.add(naive(mode, "naive (article)", mainStream, main.groups()));
+        }
+        if (suite.runs.contains("camel")) {
+            runs.add(camel(mode, "camel", mainStream, main.groups()));
         }
         if (suite.runs.contains("latency")) {
             double halfPeak = Math.max(50, Math.floor(txinbox.throughput() / 2 / 50) * 50);
@@ -180,6 +200,9 @@ public final class Bench implements AutoCloseable {
         if (suite.runs.contains("naive")) {
             runs.add(naive(mode, "naive (article)", mainStream, main.groups()));
         }
+        if (suite.runs.contains("camel")) {
+            runs.add(camel(mode, "camel", mainStream, main.groups()));
+        }
         if (suite.scalePoint()) {
             runs.add(txinboxBacklog(options.jar(), String.format("txinbox over %,d old rows", suite.oldRows), mainStream,
                     main.groups(), suite.parallelism, suite.oldRows, false));
@@ -187,7 +210,47 @@ public final class Bench implements AutoCloseable {
         return runs;
     }
 
-    // ------------------------------------------------------------------ the three consumers
+    /**
+     * The fresh-pod mode: for each of {@code --fresh-messages}, a stream of that size (the main stream's shape and
+     * seed) queued whole, with no warm-up, before a fresh consumer starts on it; measured from the moment
+     * {@link #FRESH_WINDOW_START} of its messages are done to the moment all are. txinbox as shipped (relay on) and
+     * with its relay off ({@code --fresh-relay}), then the baselines asked for, each on the same stream.
+     */
+    private List<RunResult> fresh(StreamSpec main, boolean jfr) throws Exception {
+        String mode = BenchSuite.FRESH;
+        List<RunResult> runs = new ArrayList<>();
+        for (int size : suite.freshMessages) {
+            StreamSpec spec = main.withMessages(size);
+            OrderStream stream = OrderStream.generate(spec);
+            String suffix = String.format(" %,d", size);
+            System.out.printf("  %,d messages (%d events of %d orders), no warm-up:%n", stream.oracle().messages(),
+                    stream.oracle().events(), stream.oracle().orders().size());
+            for (String relay : suite.freshRelay) {
+                Map<String, String> extra = relay.equals("off") ? Map.of("TXINBOX_OUTBOX_RELAY_ENABLED", "false")
+                        : Map.of();
+                runs.add(txinboxQueued(mode, options.jar(), "txinbox, relay " + relay + suffix, stream, spec.groups(),
+                        suite.parallelism, 0, jfr && runs.isEmpty(), false, extra, 1));
+            }
+            if (suite.runs.contains("camel")) {
+                runs.add(camel(mode, "camel" + suffix, stream, spec.groups()));
+            }
+            if (suite.runs.contains("naive")) {
+                runs.add(naive(mode, "naive (article)" + suffix, stream, spec.groups()));
+            }
+            if (suite.runs.contains("drain")) {
+                runs.add(drain(mode, "drain ceiling" + suffix, stream, spec.groups()));
+            }
+        }
+        return runs;
+    }
+
+    /** Where a queued run's window opens: after the warm-up's messages (backlog), or at 20 % of the stream (fresh). */
+    private static long windowStart(String mode, OrderStream warm, OrderStream stream) {
+        return mode.equals(BenchSuite.FRESH) ? (long) Math.ceil(stream.oracle().messages() * FRESH_WINDOW_START)
+                : messages(warm);
+    }
+
+    // ------------------------------------------------------------------ the consumers
 
     /** txinbox in the concurrent mode: warmed up, then the stream sent (at {@code rate}/s, 0 = flat out). */
     RunResult txinbox(String name, OrderStream stream, int groups, int parallelism, double rate, boolean jfr)
@@ -208,7 +271,7 @@ public final class Bench implements AutoCloseable {
             Db.analyze(DB);
             long messages = stream.oracle().messages();
             PgStatements statements = PgStatements.start(DB, Db.SERVICE_ROLE);
-            Snapshot before = snapshot(service.pid());
+            Snapshot before = snapshot(service.pid(), DB);
             ServiceCounters countersBefore = service.counters();
             StageTimes stagesBefore = service.stageTimes();
             Producer producer = new Producer(sqs.client(), queues.url, suite.producerThreads, rate);
@@ -264,10 +327,20 @@ public final class Bench implements AutoCloseable {
      */
     RunResult txinboxBacklog(Path jar, String name, OrderStream stream, int groups, int parallelism, long oldRows,
             boolean jfr, boolean bareSends, Map<String, String> extra, int instances) throws Exception {
+        return txinboxQueued(BenchSuite.BACKLOG, jar, name, stream, groups, parallelism, oldRows, jfr, bareSends, extra,
+                instances);
+    }
+
+    /**
+     * txinbox on a queue filled before it starts: in the backlog {@code mode} behind the warm-up, measured from the
+     * warm-up's count done; in the fresh-pod mode with no warm-up, measured from 20 % of the stream done.
+     */
+    private RunResult txinboxQueued(String mode, Path jar, String name, OrderStream stream, int groups, int parallelism,
+            long oldRows, boolean jfr, boolean bareSends, Map<String, String> extra, int instances) throws Exception {
         Queues queues = queues();
         Db.reset(DB);
         PgStatements.install(DB);
-        String slug = slug(BenchSuite.BACKLOG + " " + name);
+        String slug = slug(mode + " " + name);
         Map<String, String> settings = new HashMap<>(extra);
         settings.put("TXINBOX_CONSUMERS_ORDERS_PARALLELISM", Integer.toString(parallelism));
         OldRows.Load load = null;
@@ -278,30 +351,29 @@ public final class Bench implements AutoCloseable {
                     + " inbox %.0f MiB%n", oldRows, load.insertSeconds(), load.vacuumSeconds(), load.totalSeconds(),
                     load.tableBytes() / 1048576.0);
         }
-        OrderStream warm = backlogWarmUp(groups);
+        OrderStream warm = mode.equals(BenchSuite.FRESH) ? null : backlogWarmUp(groups);
         fill(queues, warm, stream);
         Path log = logs.resolve(slug + ".log");
         Map<String, String> env = Service.env(DB, sqs.endpoint(), queues.name, queues.dlqName, options.httpPort(),
                 settings);
         try (Pods service = Pods.start(instances, jar, jfrOptions(jfr), env, options.httpPort(), log)) {
             long warmUp = messages(warm);
-            awaitDone(service, warmUp, false);
+            long start = windowStart(mode, warm, stream);
+            awaitDone(service, start, false);
             Db.analyze(DB);
-            Reading from = awaitDone(service, warmUp, false);
+            Reading from = awaitDone(service, start, false);
             long[] doneFrom = service.doneEach();
             double[] cpuFrom = service.cpuEach();
-            double ownPostgresFrom = Proc.postgresCpuMillis(DB);
             PgStatements statements = PgStatements.start(DB, Db.SERVICE_ROLE);
-            Snapshot before = snapshot(service.pids());
+            Snapshot before = snapshot(service.pids(), DB);
             BareSender sender = bareSends ? new BareSender(sqs.client(), queues.eventsUrl, from.counters.done()) : null;
             Reading to;
             Snapshot after;
             try {
                 to = awaitDone(service, warmUp + stream.oracle().messages(), true, sender);
-                after = snapshot(service.pids());
+                after = snapshot(service.pids(), DB);
                 if (!suite.instances.equals(List.of(Pods.Count.ONE))) {
-                    service.split(name, doneFrom, service.doneEach(), cpuFrom, service.cpuEach(),
-                            Proc.postgresCpuMillis(DB) - ownPostgresFrom);
+                    service.split(name, doneFrom, service.doneEach(), cpuFrom, service.cpuEach());
                 }
             } finally {
                 if (sender != null) {
@@ -322,7 +394,7 @@ public final class Bench implements AutoCloseable {
             // The warm-up's events are PROCESSED besides the stream's, as are the old rows; it has no poison.
             quiescence(queues, stream.oracle(), oldRows + events(warm)).await(service.services(), Bench::say);
             Verifier.Verdict verdict = Verifier.txinbox(Db.url(DB), stream.oracle(), sqs.depth(queues.dlqUrl));
-            RunResult result = result(name, "txinbox", BenchSuite.BACKLOG, parallelism, groups, stream, warmUp, oldRows,
+            RunResult result = result(name, "txinbox", mode, parallelism, groups, stream, warmUp, oldRows,
                     0, window, service.peakRssMiB(), null, null, verdict, load, log);
             deleteQueues(queues);
             return print(result);
@@ -371,9 +443,9 @@ public final class Bench implements AutoCloseable {
                 Service.env(DB, sqs.endpoint(), queues.name, queues.dlqName, options.httpPort(), settings), log)) {
             Reading from = awaitPublished(service, warmUpEvents);
             PgStatements statements = PgStatements.start(DB, Db.SERVICE_ROLE);
-            Snapshot before = snapshot(service.pid());
+            Snapshot before = snapshot(service.pid(), DB);
             Reading to = awaitPublished(service, events);
-            Snapshot after = snapshot(service.pid());
+            Snapshot after = snapshot(service.pid(), DB);
             long measured = to.counters.published() - from.counters.published();
             PgStatements.Count counted = statements.end(measured);
             service.saveMetrics(logs.resolve(slug + ".metrics"));
@@ -507,7 +579,7 @@ public final class Bench implements AutoCloseable {
 
     RunResult drain(String mode, String name, OrderStream stream, int groups) throws Exception {
         int pollers = Math.min(8, groups);
-        return baseline(mode, name, "drain", Drain.class, pollers, stream, groups, null,
+        return baseline(mode, name, "drain", Drain.class.getName(), null, pollers, stream, groups, null,
                 queues -> List.of(queues.url, Integer.toString(pollers)),
                 () -> new Verifier.Verdict(0, 0, 0, 0, Map.of(), 0, List.of("no database: nothing to verify")));
     }
@@ -515,9 +587,26 @@ public final class Bench implements AutoCloseable {
     RunResult naive(String mode, String name, OrderStream stream, int groups) throws Exception {
         Db.reset(NAIVE_DB);
         PgStatements.install(NAIVE_DB);
-        return baseline(mode, name, "naive", Naive.class, 1, stream, groups, NAIVE_DB,
+        return baseline(mode, name, "naive", Naive.class.getName(), null, 1, stream, groups, NAIVE_DB,
                 queues -> List.of(queues.url, Db.url(NAIVE_DB)),
                 () -> Verifier.naive(Db.url(NAIVE_DB), stream.oracle()));
+    }
+
+    /**
+     * The Camel baseline (bench/camel: an aws2-sqs route, 4 concurrent consumers of 10 per poll, transacted, an
+     * idempotentConsumer on a JdbcMessageIdRepository, an upsert of the order row per event), on its own classpath.
+     */
+    RunResult camel(String mode, String name, OrderStream stream, int groups) throws Exception {
+        if (!Files.exists(CAMEL_CLASSPATH)) {
+            throw new IllegalStateException(CAMEL_CLASSPATH + " is missing: ./mvnw -q -B -f bench/camel/pom.xml package"
+                    + " (bench/run does it)");
+        }
+        String classpath = CAMEL_CLASSES + ":" + Files.readString(CAMEL_CLASSPATH).trim();
+        Db.reset(CAMEL_DB);
+        PgStatements.install(CAMEL_DB);
+        return baseline(mode, name, "camel", "dev.txinbox.camel.CamelConsumer", classpath, 4, stream, groups, CAMEL_DB,
+                queues -> List.of(queues.url, Db.url(CAMEL_DB)),
+                () -> Verifier.camel(Db.url(CAMEL_DB), stream.oracle()));
     }
 
     private interface VerdictSource {
@@ -532,13 +621,14 @@ public final class Bench implements AutoCloseable {
      * to read by then. {@code database}: where its statements are counted (null: it has none); it connects as
      * the harness does, so they are counted by database alone, which the harness leaves alone meanwhile.
      */
-    private RunResult baseline(String mode, String name, String consumer, Class<?> mainClass, int parallelism,
-            OrderStream stream, int groups, String database, java.util.function.Function<Queues, List<String>> arguments,
-            VerdictSource verdict) throws Exception {
-        boolean backlog = mode.equals(BenchSuite.BACKLOG);
+    private RunResult baseline(String mode, String name, String consumer, String mainClass, String classpath,
+            int parallelism, OrderStream stream, int groups, String database,
+            java.util.function.Function<Queues, List<String>> arguments, VerdictSource verdict) throws Exception {
+        boolean fresh = mode.equals(BenchSuite.FRESH);
+        boolean backlog = mode.equals(BenchSuite.BACKLOG) || fresh;
         Queues queues = queues();
         Path log = logs.resolve(slug(mode + " " + name) + ".log");
-        OrderStream warm = backlog ? backlogWarmUp(groups) : warmUpStream(suite.warmUp, groups);
+        OrderStream warm = fresh ? null : backlog ? backlogWarmUp(groups) : warmUpStream(suite.warmUp, groups);
         long messages = stream.oracle().messages();
         long warmUp = messages(warm);
         long total = warmUp + messages;
@@ -548,21 +638,23 @@ public final class Bench implements AutoCloseable {
         if (backlog) {
             fill(queues, warm, stream);
         }
-        try (Child child = Child.start(Child.java(mainClass.getName(), List.of("-Xmx256m"), args.toArray(String[]::new)),
-                Map.of(), log)) {
+        List<String> command = classpath == null ? Child.java(mainClass, List.of("-Xmx256m"), args.toArray(String[]::new))
+                : Child.javaWithClasspath(mainClass, classpath, List.of("-Xmx256m"), args.toArray(String[]::new));
+        try (Child child = Child.start(command, Map.of(), log)) {
             Progress.Reader progress = new Progress.Reader(log);
             Progress.Mark from;
             Snapshot before;
             PgStatements statements;
             if (backlog) {
-                awaitProgress(child, progress, warmUp);
+                long start = windowStart(mode, warm, stream);
+                awaitProgress(child, progress, start);
                 if (database != null) {
                     Db.analyze(database);
                 }
-                from = awaitProgress(child, progress, warmUp);
+                from = awaitProgress(child, progress, start);
                 statements = database == null ? null : PgStatements.start(database, null);
                 // The consumer's own figures come with its line; the harness reads the rest as it sees it.
-                before = snapshot(child.pid()).withConsumer(from.cpuMillis());
+                before = snapshot(child.pid(), database).withConsumer(from.cpuMillis());
             } else {
                 warmUp(queues, warm, child);
                 if (database != null) {
@@ -570,16 +662,19 @@ public final class Bench implements AutoCloseable {
                 }
                 Progress.Mark warmedUp = progress.latest();
                 statements = database == null ? null : PgStatements.start(database, null);
-                before = snapshot(child.pid());
+                before = snapshot(child.pid(), database);
                 Producer producer = new Producer(sqs.client(), queues.url, suite.producerThreads, 0);
                 producer.send(stream);
                 // From the first send, as the service's concurrent runs.
                 from = new Progress.Mark(total - messages, producer.firstSendMillis(), before.consumer(),
                         warmedUp == null ? 0 : warmedUp.sqsRequests());
             }
-            JsonNode summary = awaitSummary(child, log);
-            Snapshot after = snapshot(child.pid()).withConsumer(summary.get("cpuMillis").asDouble(),
+            // Read as the summary appears: the baseline keeps its connections open a second after printing it, so that
+            // its database's backends are still there to be read.
+            JsonNode summary = awaitSummaryLine(child, log);
+            Snapshot after = snapshot(child.pid(), database).withConsumer(summary.get("cpuMillis").asDouble(),
                     JSON.convertValue(summary.get("threadCpuMillis"), THREADS));
+            awaitSummary(child, log);
             long measured = summary.get("handled").asLong() - from.handled();
             Window window = new Window(measured, (summary.get("lastCommitMillis").asLong() - from.atMillis()) / 1000.0,
                     before, after, summary.get("sqsRequests").asLong() - from.sqsRequests(), null,
@@ -595,16 +690,16 @@ public final class Bench implements AutoCloseable {
 
     /** CPU at one moment, in milliseconds: the consumer (and by thread), PostgreSQL, the broker, the harness. */
     private record Snapshot(double consumer, double postgres, double broker, double producer, double machine,
-            Map<String, Double> threads) {
+            Map<String, Double> threads, Map<Long, Double> databaseBackends) {
 
         /** What a baseline's progress line says of its own CPU, which its /proc entry says later. */
         Snapshot withConsumer(double cpuMillis) {
-            return new Snapshot(cpuMillis, postgres, broker, producer, machine, threads);
+            return new Snapshot(cpuMillis, postgres, broker, producer, machine, threads, databaseBackends);
         }
 
         /** A baseline reports its own CPU as it exits; /proc has nothing left to read then. */
         Snapshot withConsumer(double cpuMillis, Map<String, Double> threads) {
-            return new Snapshot(cpuMillis, postgres, broker, producer, machine, threads);
+            return new Snapshot(cpuMillis, postgres, broker, producer, machine, threads, databaseBackends);
         }
     }
 
@@ -756,12 +851,13 @@ public final class Bench implements AutoCloseable {
         Thread.sleep(500); // the last commits and deletes settle
     }
 
-    private Snapshot snapshot(long consumerPid) {
-        return snapshot(List.of(consumerPid));
+    /** {@code database}: whose backends' CPU to read besides the whole server's (null: none). */
+    private Snapshot snapshot(long consumerPid, String database) {
+        return snapshot(List.of(consumerPid), database);
     }
 
     /** {@link #snapshot} of instances ({@code --instances}): their CPU, and by thread name, summed. */
-    private Snapshot snapshot(List<Long> consumerPids) {
+    private Snapshot snapshot(List<Long> consumerPids, String database) {
         double consumer = 0;
         Map<String, Double> threads = new HashMap<>();
         for (long pid : consumerPids) {
@@ -769,7 +865,7 @@ public final class Bench implements AutoCloseable {
             Proc.threadCpuMillis(pid).forEach((thread, ms) -> threads.merge(thread, ms, Double::sum));
         }
         return new Snapshot(consumer, Proc.postgresCpuMillis(), Proc.cpuMillis(brokerPid), Proc.ownCpuMillis(),
-                Proc.machineBusyMillis(), threads);
+                Proc.machineBusyMillis(), threads, database == null ? null : Proc.postgresBackendsCpuMillis(database));
     }
 
     private RunResult result(String name, String consumer, String mode, int parallelism, int groups,
@@ -786,6 +882,16 @@ public final class Bench implements AutoCloseable {
         Double relayThreads = !consumer.equals("relay") ? null : RELAY_THREADS.stream()
                 .mapToDouble(t -> w.after.threads.getOrDefault(t, 0.0) - w.before.threads.getOrDefault(t, 0.0))
                 .sum() / messages;
+        Map<String, Double> cpuGroups = new LinkedHashMap<>();
+        CPU_GROUPS.forEach(g -> cpuGroups.put(g, 0.0));
+        w.after.threads.forEach((thread, ms) -> cpuGroups.merge(cpuGroup(thread),
+                (ms - w.before.threads.getOrDefault(thread, 0.0)) / messages, Double::sum));
+        cpuGroups.replaceAll((g, v) -> Math.round(v * 1000) / 1000.0);
+        // The consumer's database's own backends, alive as the window closes (a pool's connections live through it):
+        // what the whole server's figure is when nothing else uses PostgreSQL, less its shared background work.
+        Double databaseCpu = w.after.databaseBackends == null ? null : w.after.databaseBackends.entrySet().stream()
+                .mapToDouble(e -> e.getValue() - w.before.databaseBackends.getOrDefault(e.getKey(), 0.0)).sum()
+                / messages;
         return new RunResult(name, consumer, mode, parallelism, groups, stream.oracle().messages(), warmUp, oldRows,
                 w.messages, rate, seconds, w.messages / seconds, consumerCpu, postgresCpu,
                 w.statements == null ? null : w.statements.perMessage(), brokerCpu,
@@ -793,7 +899,28 @@ public final class Bench implements AutoCloseable {
                 (double) w.sqsRequests / messages, w.sqsCalls, rss,
                 latency == null ? null : latency[0], latency == null ? null : latency[1],
                 latency == null ? null : latency[2], verdict, jit, perMessage(w.before.threads, w.after.threads, messages),
-                w.statements, stages, load, results.relativize(log).toString(), relayThreads);
+                w.statements, stages, load, results.relativize(log).toString(), relayThreads, cpuGroups, databaseCpu);
+    }
+
+    /** The {@link #CPU_GROUPS} group of a thread, by its name as /proc has it (15 characters, digits as N). */
+    static String cpuGroup(String thread) {
+        if (thread.equals(JIT_THREADS)) {
+            return "JIT";
+        }
+        if (RELAY_THREADS.contains(thread)) {
+            return "relay";
+        }
+        if (thread.startsWith("GC Thread") || thread.startsWith("G1 ") || thread.equals("VM Thread")) {
+            return "GC and VM thread";
+        }
+        if (thread.startsWith("vert.x-eventloo") || thread.startsWith("aws-java-sdk-Ne") || thread.startsWith("sdk-async")) {
+            return "event loop";
+        }
+        if (thread.startsWith("txinbox-orders") || thread.startsWith("Camel (camel") || thread.equals("java")
+                || thread.equals("main") || thread.startsWith("drain-")) {
+            return "workers";
+        }
+        return "other";
     }
 
     /** A flight recording of the service, when asked for (the first txinbox run only). */
@@ -856,6 +983,7 @@ public final class Bench implements AutoCloseable {
     private RunResult print(RunResult r) {
         if (!r.consumerThreadsCpuMs().isEmpty()) {
             System.out.println("    consumer CPU ms/msg by thread: " + r.consumerThreadsCpuMs());
+            System.out.println("    consumer CPU ms/msg by group: " + r.consumerCpuGroupsMs());
         }
         if (r.jitCpuMs() != null) {
             System.out.printf("    JIT compiler threads: %.3f ms/msg of the consumer's %.3f (%.0f %%) after %d warm-up"
@@ -879,8 +1007,9 @@ public final class Bench implements AutoCloseable {
             r.pgStatements().top().forEach(t -> System.out.printf("      %6.3f  %s%n", t.perMessage(), t.query()));
         }
         System.out.printf("  %-22s %8d msgs %7.1f s %7.0f msg/s  cpu/msg: consumer %.3f ms, PostgreSQL %.3f ms"
-                + " (%s statements/msg), broker %.3f ms  SQS %.2f req/msg  rss %.0f MiB%s  %s%n", r.name(),
-                r.measuredMessages(), r.seconds(), r.throughput(), r.consumerCpuMs(), r.postgresCpuMs(),
+                + " (its database's backends %s; %s statements/msg), broker %.3f ms  SQS %.2f req/msg  rss %.0f MiB%s  %s%n",
+                r.name(), r.measuredMessages(), r.seconds(), r.throughput(), r.consumerCpuMs(), r.postgresCpuMs(),
+                r.postgresDatabaseCpuMs() == null ? "n/a" : String.format("%.3f", r.postgresDatabaseCpuMs()),
                 r.pgStatementsPerMessage() == null ? "no" : String.format("%.2f", r.pgStatementsPerMessage()),
                 r.brokerCpuMs(), r.sqsRequestsPerMessage(), r.peakRssMiB(),
                 r.latencyP99Ms() == null ? "" : String.format("  p50/p95/p99 %.0f/%.0f/%.0f ms", r.latencyP50Ms(),
@@ -933,7 +1062,7 @@ public final class Bench implements AutoCloseable {
         }
 
         void read(Service service) throws IOException, InterruptedException, SQLException {
-            snapshot = snapshot(service.pid());
+            snapshot = snapshot(service.pid(), DB);
             counters = service.counters();
             statements = started.end(messages);
         }
@@ -941,6 +1070,25 @@ public final class Bench implements AutoCloseable {
 
     private static void say(String line) {
         System.out.println("  " + line);
+    }
+
+    /** A baseline's summary line, as soon as it is in its log (the baseline may still be running). */
+    private static JsonNode awaitSummaryLine(Child child, Path log) throws Exception {
+        long deadline = System.currentTimeMillis() + 3_600_000;
+        while (System.currentTimeMillis() < deadline) {
+            boolean alive = child.isAlive();
+            List<String> lines = Files.readAllLines(log);
+            for (int i = lines.size() - 1; i >= Math.max(0, lines.size() - 20); i--) {
+                if (lines.get(i).startsWith("{")) {
+                    return JSON.readTree(lines.get(i));
+                }
+            }
+            if (!alive) {
+                return awaitSummary(child, log);
+            }
+            Thread.sleep(20);
+        }
+        throw new IllegalStateException("baseline did not finish within an hour; see " + log);
     }
 
     private static JsonNode awaitSummary(Child child, Path log) throws Exception {

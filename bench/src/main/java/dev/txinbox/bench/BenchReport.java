@@ -30,7 +30,12 @@ final class BenchReport extends Report<BenchSuite> {
         doc.put("modes", options.suite().modes);
         doc.put("stream", spec);
         doc.put("warmUp", Map.of(BenchSuite.CONCURRENT, options.suite().warmUp, BenchSuite.BACKLOG,
-                options.suite().backlogWarmUp));
+                options.suite().backlogWarmUp, BenchSuite.FRESH, 0));
+        if (options.suite().modes.contains(BenchSuite.FRESH)) {
+            doc.put("fresh", Map.of("messages", options.suite().freshMessages, "relay", options.suite().freshRelay,
+                    "windowStart", Bench.FRESH_WINDOW_START));
+        }
+        doc.put("cpuGroups", Bench.CPU_GROUPS);
         doc.put("machine", machine);
         doc.put("ratios", ratios());
         doc.put("runs", runs);
@@ -54,8 +59,33 @@ final class BenchReport extends Report<BenchSuite> {
                 .filter(r -> r.mode().equals(BenchSuite.BACKLOG) && r.consumer().equals("txinbox") && r.oldRows() > 0)
                 .forEach(s -> ratios.put(String.format("txinbox over %,d old rows / txinbox (backlog)", s.oldRows()),
                         s.throughput() / t.throughput())));
+        freshRatios(ratios);
         ratios.putAll(Pods.ratios(runs)); // --instances: N instances against one
         return ratios;
+    }
+
+    /**
+     * The fresh-pod mode's answers to the issue's targets, per stream size: txinbox (relay on, relay off) over the
+     * Camel baseline, in msg/s and in the consumer's and PostgreSQL's CPU per message together.
+     */
+    private void freshRatios(Map<String, Double> ratios) {
+        List<RunResult> fresh = runs.stream().filter(r -> r.mode().equals(BenchSuite.FRESH)).toList();
+        for (RunResult t : fresh) {
+            if (!t.consumer().equals("txinbox")) {
+                continue;
+            }
+            fresh.stream().filter(c -> c.consumer().equals("camel") && c.messages() == t.messages()).findFirst()
+                    .ifPresent(c -> {
+                        ratios.put(t.name() + " / camel: msg/s", t.throughput() / c.throughput());
+                        ratios.put(t.name() + " / camel: consumer + PostgreSQL (server) CPU per message",
+                                (t.consumerCpuMs() + t.postgresCpuMs()) / (c.consumerCpuMs() + c.postgresCpuMs()));
+                        if (t.postgresDatabaseCpuMs() != null && c.postgresDatabaseCpuMs() != null) {
+                            ratios.put(t.name() + " / camel: consumer + its database's backends CPU per message",
+                                    (t.consumerCpuMs() + t.postgresDatabaseCpuMs())
+                                            / (c.consumerCpuMs() + c.postgresDatabaseCpuMs()));
+                        }
+                    });
+        }
     }
 
     private void ratio(Map<String, Double> ratios, String label, String mode, String baseline) {
@@ -78,11 +108,13 @@ final class BenchReport extends Report<BenchSuite> {
             List<RunResult> inMode = runs.stream().filter(r -> r.mode().equals(mode)).toList();
             if (mode.equals(BenchSuite.BACKLOG)) {
                 backlogTable(md, inMode, options.suite().backlogWarmUp);
+            } else if (mode.equals(BenchSuite.FRESH)) {
+                freshTable(md, inMode);
             } else {
                 concurrentTable(md, inMode);
             }
         }
-        md.append("\n| ratio (throughput) | value |\n|---|--:|\n");
+        md.append("\n| ratio (throughput, unless it says otherwise) | value |\n|---|--:|\n");
         Map<String, Double> ratios = ratios();
         ratios.entrySet().stream().filter(e -> !e.getKey().equals("txinbox / naive (concurrent)")
                 && !e.getKey().equals("txinbox / drain ceiling (backlog)"))
@@ -92,15 +124,15 @@ final class BenchReport extends Report<BenchSuite> {
 
     private static void concurrentTable(StringBuilder md, List<RunResult> runs) {
         md.append("\n**Concurrent** (the stream sent while the consumer runs, after a warm-up; first send to last commit)\n\n");
-        md.append("| run | consumer | workers | groups | messages | s | msg/s | consumer CPU ms/msg | of it JIT | PostgreSQL"
+        md.append("| run | consumer | workers | groups | messages | s | msg/s | consumer CPU ms/msg | of it JIT | consumer by group: workers / event loop / relay / JIT / GC + VM / other | PostgreSQL"
                 + " | pg statements/msg | broker | whole path | SQS req/msg | peak RSS MiB | latency p50/p95/p99 ms | oracle |\n");
-        md.append("|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|---|\n");
+        md.append("|---|---|--:|--:|--:|--:|--:|--:|--:|---|--:|--:|--:|--:|--:|--:|---|---|\n");
         for (RunResult r : runs) {
-            md.append(String.format("| %s%s | %s | %d | %d | %d | %.1f | %.0f | %.3f | %s | %.3f | %s | %.3f | %.3f | %.2f"
-                    + " | %.0f | %s | %s |%n",
+            md.append(String.format("| %s%s | %s | %d | %d | %d | %.1f | %.0f | %.3f | %s | %s | %.3f | %s | %.3f | %.3f"
+                    + " | %.2f | %.0f | %s | %s |%n",
                     r.name(), r.paceRate() > 0 ? String.format(" (sent at %.0f/s)", r.paceRate()) : "", r.consumer(),
                     r.parallelism(), r.groups(), r.measuredMessages(), r.seconds(), r.throughput(), r.consumerCpuMs(),
-                    jit(r), r.postgresCpuMs(), statements(r), r.brokerCpuMs(), r.wholePathCpuMs(),
+                    jit(r), groups(r), r.postgresCpuMs(), statements(r), r.brokerCpuMs(), r.wholePathCpuMs(),
                     r.sqsRequestsPerMessage(), r.peakRssMiB(),
                     r.latencyP99Ms() == null ? "" : String.format("%.0f / %.0f / %.0f", r.latencyP50Ms(), r.latencyP95Ms(),
                             r.latencyP99Ms()),
@@ -117,20 +149,56 @@ final class BenchReport extends Report<BenchSuite> {
         }
     }
 
+    /**
+     * The fresh-pod mode: one row per consumer and stream size, the consumer's CPU split into its thread groups
+     * ({@link Bench#CPU_GROUPS}) beside PostgreSQL's and the broker's.
+     */
+    private static void freshTable(StringBuilder md, List<RunResult> runs) {
+        md.append(String.format("%n**Fresh pod** (the whole stream queued, no warm-up, then a fresh consumer; measured from"
+                + " %.0f %% of the messages done to the last; CPU ms per message)%n%n", 100 * Bench.FRESH_WINDOW_START));
+        md.append("| run | messages measured | s | msg/s | consumer | workers | event loop | relay | JIT | GC + VM thread"
+                + " | other | PostgreSQL (server) | its database's backends | pg statements/msg | broker"
+                + " | consumer + its backends | SQS req/msg | peak RSS MiB | oracle |\n");
+        md.append("|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|\n");
+        for (RunResult r : runs) {
+            Map<String, Double> g = r.consumerCpuGroupsMs();
+            md.append(String.format("| %s | %d of %d | %.1f | %.0f | %.3f | %s | %.3f | %s | %s | %.3f | %s | %.2f | %.0f"
+                    + " | %s |%n",
+                    r.name(), r.measuredMessages(), r.messages(), r.seconds(), r.throughput(), r.consumerCpuMs(),
+                    Bench.CPU_GROUPS.stream().map(k -> String.format("%.3f", g.getOrDefault(k, 0.0)))
+                            .collect(java.util.stream.Collectors.joining(" | ")),
+                    r.postgresCpuMs(), dbCpu(r), statements(r), r.brokerCpuMs(), r.postgresDatabaseCpuMs() == null ? ""
+                            : String.format("%.3f", r.consumerCpuMs() + r.postgresDatabaseCpuMs()),
+                    r.sqsRequestsPerMessage(), r.peakRssMiB(), verdict(r)));
+        }
+    }
+
+    /** The CPU per message of the consumer's database's own backends; none for the drain ceiling. */
+    static String dbCpu(RunResult r) {
+        return r.postgresDatabaseCpuMs() == null ? "n/a" : String.format("%.3f", r.postgresDatabaseCpuMs());
+    }
+
+    /** The consumer's CPU per message by group ({@link Bench#CPU_GROUPS}), as the backlog and concurrent tables show it. */
+    static String groups(RunResult r) {
+        Map<String, Double> g = r.consumerCpuGroupsMs();
+        return g == null ? "" : Bench.CPU_GROUPS.stream().map(k -> String.format("%.3f", g.getOrDefault(k, 0.0)))
+                .collect(java.util.stream.Collectors.joining(" / "));
+    }
+
     private static void backlogTable(StringBuilder md, List<RunResult> runs, int warmUp) {
         md.append(String.format("%n**Backlog** (%s; measured from the warm-up's count done to the stream's)%n%n",
                 warmUp == 0 ? "the whole stream queued before the consumer starts, no warm-up"
                         : String.format("a warm-up of %,d messages of other orders, then the whole stream, queued before"
                                 + " the consumer starts", warmUp)));
         md.append("| run | consumer | workers | groups | old inbox rows | messages measured | s | msg/s"
-                + " | consumer CPU ms/msg | of it JIT | PostgreSQL | pg statements/msg | broker | whole path | SQS req/msg"
-                + " | peak RSS MiB | oracle |\n");
-        md.append("|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|\n");
+                + " | consumer CPU ms/msg | of it JIT | consumer by group: workers / event loop / relay / JIT / GC + VM / other | PostgreSQL | pg statements/msg | broker | whole path"
+                + " | SQS req/msg | peak RSS MiB | oracle |\n");
+        md.append("|---|---|--:|--:|--:|--:|--:|--:|--:|--:|---|--:|--:|--:|--:|--:|--:|---|\n");
         for (RunResult r : runs) {
-            md.append(String.format("| %s | %s | %d | %d | %,d | %d of %d | %.1f | %.0f | %.3f | %s | %.3f | %s | %.3f"
+            md.append(String.format("| %s | %s | %d | %d | %,d | %d of %d | %.1f | %.0f | %.3f | %s | %s | %.3f | %s | %.3f"
                     + " | %.3f | %.2f | %.0f | %s |%n",
                     r.name(), r.consumer(), r.parallelism(), r.groups(), r.oldRows(), r.measuredMessages(), r.messages(),
-                    r.seconds(), r.throughput(), r.consumerCpuMs(), jit(r), r.postgresCpuMs(), statements(r),
+                    r.seconds(), r.throughput(), r.consumerCpuMs(), jit(r), groups(r), r.postgresCpuMs(), statements(r),
                     r.brokerCpuMs(), r.wholePathCpuMs(), r.sqsRequestsPerMessage(), r.peakRssMiB(), verdict(r)));
         }
         for (RunResult r : runs) {

@@ -18,9 +18,12 @@ public class BenchSuite implements Options.Suite {
 
     static final String CONCURRENT = "concurrent";
     static final String BACKLOG = "backlog";
+    /** The fresh-pod mode: a fresh consumer on a pre-filled queue, no warm-up, measured from 20 % done. */
+    static final String FRESH = "fresh";
     static final String JFR = "--jfr";
     static final String BARE_SENDS = "--bare-sends";
-    static final List<String> RUNS = List.of("txinbox", "drain", "naive", "latency", "curves", "scale", "relay");
+    static final List<String> RUNS = List.of("txinbox", "drain", "naive", "latency", "curves", "scale", "relay",
+            "camel");
 
     /** Measuring modes, in order; see {@link #complete} for the default. */
     List<String> modes;
@@ -31,6 +34,10 @@ public class BenchSuite implements Options.Suite {
     int warmUp = 10_000;
     /** Messages of other orders queued ahead of a backlog run's stream: the window opens once they are done. */
     int backlogWarmUp = 50_000;
+    /** The fresh-pod mode's stream sizes, one run of each consumer per size. */
+    List<Integer> freshMessages = List.of(30_000, 100_000);
+    /** The fresh-pod mode's txinbox runs: as shipped (relay on) and with the outbox relay off. */
+    List<String> freshRelay = List.of("on", "off");
     int parallelism = 4; // the service's default
     List<Integer> parallelismCurve = List.of(1, 2, 4, 8);
     List<Integer> groupCurve = List.of(1, 10, 1000);
@@ -69,6 +76,7 @@ public class BenchSuite implements Options.Suite {
         warmUp = 3_000;
         backlogWarmUp = 5_000;
         oldRows = 200_000; // exercises the scale point's path; too small to say anything about scale
+        freshMessages = List.of(3_000, 10_000);
     }
 
     @Override
@@ -93,6 +101,8 @@ public class BenchSuite implements Options.Suite {
                 new Options.Option("--relay-paced-rate", () -> relayPacedRate, v -> relayPacedRate = Integer.parseInt(v)),
                 new Options.Option("--warm-up", () -> warmUp, v -> warmUp = Integer.parseInt(v)),
                 new Options.Option("--backlog-warm-up", () -> backlogWarmUp, v -> backlogWarmUp = Integer.parseInt(v)),
+                new Options.Option("--fresh-messages", () -> freshMessages, v -> freshMessages = ints(v)),
+                new Options.Option("--fresh-relay", () -> freshRelay, v -> freshRelay = relay(v)),
                 new Options.Option("--parallelism", () -> parallelism, v -> parallelism = Integer.parseInt(v)),
                 new Options.Option("--parallelism-curve", () -> parallelismCurve, v -> parallelismCurve = ints(v)),
                 new Options.Option("--group-curve", () -> groupCurve, v -> groupCurve = ints(v)),
@@ -167,11 +177,19 @@ public class BenchSuite implements Options.Suite {
 
     private static List<String> modes(String csv) {
         List<String> modes = Options.list(csv).stream().distinct().toList();
-        if (modes.isEmpty() || !List.of(CONCURRENT, BACKLOG).containsAll(modes)) {
-            throw new IllegalArgumentException("--mode takes concurrent, backlog or both (comma-separated), got '"
+        if (modes.isEmpty() || !List.of(CONCURRENT, BACKLOG, FRESH).containsAll(modes)) {
+            throw new IllegalArgumentException("--mode takes some of concurrent, backlog, fresh (comma-separated), got '"
                     + csv + "'");
         }
         return modes;
+    }
+
+    private static List<String> relay(String csv) {
+        List<String> relay = Options.list(csv).stream().distinct().toList();
+        if (relay.isEmpty() || !List.of("on", "off").containsAll(relay)) {
+            throw new IllegalArgumentException("--fresh-relay takes on, off or both, got '" + csv + "'");
+        }
+        return relay;
     }
 
     private static List<String> runs(String csv) {

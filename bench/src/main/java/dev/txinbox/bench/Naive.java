@@ -74,9 +74,10 @@ public final class Naive {
                     handled.incrementAndGet();
                 }
             }
+            Progress.summary(Map.of("handled", handled.get(), "poison", poison, "sqsRequests", requests.get(),
+                    "lastCommitMillis", lastCommit));
+            Thread.sleep(1000); // the harness reads the CPU of this consumer's PostgreSQL backend while it is there
         }
-        Progress.summary(Map.of("handled", handled.get(), "poison", poison, "sqsRequests", requests.get(),
-                "lastCommitMillis", lastCommit));
     }
 
     private static void process(Connection db, JsonNode event) throws SQLException {

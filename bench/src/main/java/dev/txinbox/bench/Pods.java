@@ -183,11 +183,9 @@ final class Pods implements AutoCloseable {
 
     /**
      * Records and prints how the window of run {@code name} split between the instances: messages and CPU each,
-     * from the done counts and CPU read as it opened and as it closed; and {@code ownPostgresMs}, the CPU of the
-     * PostgreSQL backends on the run's own database in the window, per message (the server's figure counts every
-     * backend, others' runs on the shared machine too).
+     * from the done counts and CPU read as it opened and as it closed.
      */
-    void split(String name, long[] doneFrom, long[] doneTo, double[] cpuFrom, double[] cpuTo, double ownPostgresMs) {
+    void split(String name, long[] doneFrom, long[] doneTo, double[] cpuFrom, double[] cpuTo) {
         List<Long> messages = new ArrayList<>();
         List<Double> cpuMs = new ArrayList<>();
         List<Double> cpuPerMessage = new ArrayList<>();
@@ -203,14 +201,11 @@ final class Pods implements AutoCloseable {
         split.put("messages", messages);
         split.put("cpuMs", cpuMs);
         split.put("cpuMsPerMessage", cpuPerMessage);
-        long total = messages.stream().mapToLong(Long::longValue).sum();
-        double ownPostgres = Math.round(ownPostgresMs / Math.max(1, total) * 1000) / 1000.0;
-        split.put("postgresOwnDatabaseCpuMsPerMessage", ownPostgres);
         synchronized (SPLITS) {
             SPLITS.put(name, split);
         }
-        System.out.printf("    by instance in the window: messages %s, CPU ms %s, CPU ms/msg %s; PostgreSQL backends of"
-                + " the run's database %.3f ms/msg%n", messages, cpuMs, cpuPerMessage, ownPostgres);
+        System.out.printf("    by instance in the window: messages %s, CPU ms %s, CPU ms/msg %s%n", messages, cpuMs,
+                cpuPerMessage);
     }
 
     /** Every multi-instance run's split so far, by run name. */
@@ -223,9 +218,8 @@ final class Pods implements AutoCloseable {
     /** The splits as the report's lines, after its ratios (nothing without --instances). */
     static void markdown(StringBuilder md) {
         splits().forEach((name, split) -> md.append(String.format("%nBy instance in run \"%s\" (--instances): messages %s,"
-                + " service CPU ms %s, CPU ms/msg %s; PostgreSQL CPU of the backends on the run's database alone %.3f"
-                + " ms/msg%n", name, split.get("messages"), split.get("cpuMs"), split.get("cpuMsPerMessage"),
-                split.get("postgresOwnDatabaseCpuMsPerMessage"))));
+                + " service CPU ms %s, CPU ms/msg %s%n", name, split.get("messages"), split.get("cpuMs"),
+                split.get("cpuMsPerMessage"))));
     }
 
     /**

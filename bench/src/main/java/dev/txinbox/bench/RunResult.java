@@ -20,7 +20,11 @@ import dev.txinbox.harness.Verifier;
  * time went inside the service, stage by stage, over the window. {@code relayThreadsCpuMs} (relay runs only) is the
  * CPU of the relay's own threads per event ({@link Bench#RELAY_THREADS}): its rounds, the events' reading, marking
  * and shaping and the SQS client's calls as made on them, without the JIT, the GC and the SQS client's network I/O,
- * which run on threads the service shares ({@code consumerThreadsCpuMs} has those by name).
+ * which run on threads the service shares ({@code consumerThreadsCpuMs} has those by name). {@code consumerCpuGroupsMs}
+ * is the consumer's CPU per message split into {@link Bench#CPU_GROUPS} (workers, event loop, relay, JIT, GC and the
+ * VM thread, other), in every mode. {@code postgresDatabaseCpuMs} is the CPU of the consumer's database's own backends
+ * per message (those alive as the window closes), beside {@code postgresCpuMs}, the whole server's: on a machine where
+ * others use the same PostgreSQL the first is the consumer's, the second is not (null: no database).
  */
 public record RunResult(String name, String consumer, String mode, int parallelism, int groups, long messages,
         long warmUpMessages, long oldRows, long measuredMessages, double paceRate, double seconds, double throughput,
@@ -29,5 +33,5 @@ public record RunResult(String name, String consumer, String mode, int paralleli
         Map<String, Map<String, Double>> sqsCalls, double peakRssMiB, Double latencyP50Ms, Double latencyP95Ms,
         Double latencyP99Ms, Verifier.Verdict verdict, Double jitCpuMs, Map<String, Double> consumerThreadsCpuMs,
         PgStatements.Count pgStatements, Map<String, StageTimes.Stage> stages, OldRows.Load oldRowsLoad, String log,
-        Double relayThreadsCpuMs) {
+        Double relayThreadsCpuMs, Map<String, Double> consumerCpuGroupsMs, Double postgresDatabaseCpuMs) {
 }

@@ -36,22 +36,27 @@ public final class Proc {
     }
 
     /**
-     * CPU of the PostgreSQL backends connected to {@code database} now (their process title names it after the
-     * role), without the server's shared processes or exited backends: one run's share of a server that others use
-     * at the same time. A pool's connections live as long as the service, so a window's difference is its backends'.
+     * CPU of the PostgreSQL backends connected to {@code database}, by pid, in milliseconds: the processes whose title
+     * ({@code postgres: 15/main: <user> <database> <client> <state>}) names it. What the consumer's own connections
+     * cost, apart from other databases' backends and from the server's shared background processes.
      */
-    public static double postgresCpuMillis(String database) {
-        double total = 0;
+    public static java.util.Map<Long, Double> postgresBackendsCpuMillis(String database) {
+        java.util.Map<Long, Double> byPid = new java.util.HashMap<>();
         for (long pid : pidsNamed("postgres")) {
-            String[] title = cmdline(pid).trim().split("\\s+"); // "postgres: 15/main: <role> <database> <host> <state>"
-            if (title.length > 3 && title[3].equals(database)) {
-                long[] fields = stat(pid);
-                if (fields != null) {
-                    total += (fields[0] + fields[1]) * MS_PER_TICK;
+            try {
+                String title = Files.readString(Path.of("/proc/" + pid + "/cmdline")).replace('\0', ' ').trim();
+                if (!List.of(title.split("\\s+")).contains(database)) {
+                    continue;
                 }
+            } catch (IOException e) {
+                continue;
+            }
+            long[] fields = stat(pid);
+            if (fields != null) {
+                byPid.put(pid, (fields[0] + fields[1]) * MS_PER_TICK);
             }
         }
-        return total;
+        return byPid;
     }
 
     /** This JVM's own CPU: how a baseline reports itself as it exits, and the producer's share. */
@@ -134,14 +139,6 @@ public final class Proc {
                     .map(Long::parseLong).filter(pid -> name.equals(comm(pid))).toList();
         } catch (IOException e) {
             return List.of();
-        }
-    }
-
-    private static String cmdline(long pid) {
-        try {
-            return Files.readString(Path.of("/proc/" + pid + "/cmdline")).replace('\0', ' ');
-        } catch (IOException e) {
-            return "";
         }
     }
 

@@ -54,7 +54,8 @@ class OptionsTest {
             Map.entry("--broker-pid", "77"), Map.entry("--scenarios", "kill,sigterm"),
             Map.entry("--kill-messages", "600"), Map.entry("--run", "relay"), Map.entry("--kills", "2"), Map.entry("--rate", "50"),
             Map.entry("--port", "9999"), Map.entry("--elasticmq-classpath", "/x.jar"),
-            Map.entry("--backlog-warm-up", "700"), Map.entry("--rounds", "2"), Map.entry("--jar-b", "b.jar"),
+            Map.entry("--backlog-warm-up", "700"), Map.entry("--fresh-messages", "3000,9000"),
+            Map.entry("--fresh-relay", "off"), Map.entry("--rounds", "2"), Map.entry("--jar-b", "b.jar"),
             Map.entry("--commit-a", "abc1234"), Map.entry("--commit-b", "def5678"),
             Map.entry("--env-a", "OTEL_SDK_DISABLED=true"),
             Map.entry("--env-b", "A=1,B=2"),
@@ -208,9 +209,10 @@ class OptionsTest {
         assertRefused("--bare-sends goes beside the backlog mode's txinbox run: add --mode=backlog", new BenchSuite(),
                 "--runs=txinbox", "--bare-sends");
         assertRefused("expected one of [--quick, --help] or --name=value, got --jfr", new ChaosSuite(), "--jfr");
-        assertRefused("--mode takes concurrent, backlog or both (comma-separated), got 'sideways'", new BenchSuite(),
-                "--mode=sideways");
-        assertRefused("--runs takes some of txinbox,drain,naive,latency,curves,scale,relay, got 'txinbox,nave'",
+        assertRefused("--mode takes some of concurrent, backlog, fresh (comma-separated), got 'sideways'",
+                new BenchSuite(), "--mode=sideways");
+        assertRefused("--fresh-relay takes on, off or both, got 'maybe'", new BenchSuite(), "--fresh-relay=maybe");
+        assertRefused("--runs takes some of txinbox,drain,naive,latency,curves,scale,relay,camel, got 'txinbox,nave'",
                 new BenchSuite(), "--runs=txinbox,nave");
         assertRefused("--old-rows is the backlog mode's scale point: add --mode=backlog", new BenchSuite(),
                 "--mode=concurrent", "--old-rows=10");

@@ -76,7 +76,7 @@ final class ResilientSqsClient implements SqsAsyncClient {
         connectivity.receiveStarted();
         CompletableFuture<ReceiveMessageResponse> call;
         try {
-            call = watched("receive", delegate.receiveMessage(request));
+            call = delegate.receiveMessage(request);
         } catch (RuntimeException e) {
             call = CompletableFuture.failedFuture(e);
         }
@@ -94,6 +94,9 @@ final class ResilientSqsClient implements SqsAsyncClient {
                         return stopped();
                     }
                     return CompletableFuture.completedFuture(response);
+                }
+                if (Throttling.throttled(failure)) {
+                    throttled("receive").increment();
                 }
                 return nothingAfter(connectivity.failed(unwrap(failure)));
             } finally {
