@@ -70,7 +70,8 @@ class EventParserTest {
 
     @ParameterizedTest
     @ValueSource(strings = { "{\"eventId\":\"e\\u0000\",\"type\":\"T\"}", "{\"eventId\":\"e\",\"type\":\"T\\n\"}",
-            "{\"eventId\":\"e\",\"type\":\"T\",\"aggregateId\":\"a\\u0007\"}" })
+            "{\"eventId\":\"e\",\"type\":\"T\",\"aggregateId\":\"a\\u0007\"}",
+            "{\"eventId\":\"e\",\"type\":\"T\",\"aggregateId\":\"o\\u0000\"}" })
     void controlCharactersInIdentifiersAreRefusedByName(String body) {
         assertTrue(refused(body).getMessage().contains("must not contain control characters"));
     }
@@ -87,6 +88,7 @@ class EventParserTest {
         assertTrue(refused("").getMessage().contains("body is empty"));
         assertTrue(refused("[1]").getMessage().contains("body must be a JSON object, got array"));
         assertTrue(refused("{\"eventId\":\"e\"").getMessage().contains("body is not valid JSON"));
+        assertTrue(refused("{\"eventId\": \"e\", oops").getMessage().contains("body is not valid JSON"));
         assertTrue(refused("{\"eventId\":\"e\",\"eventId\":\"f\",\"type\":\"T\"}").getMessage().contains("Duplicate field"));
         assertTrue(refused("{\"type\":\"T\"}").getMessage().contains("field 'eventId' is missing"));
         assertTrue(refused("{\"eventId\":7,\"type\":\"T\"}").getMessage().contains("field 'eventId' must be a string"));
@@ -103,7 +105,7 @@ class EventParserTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = { "0", "-1", "1.5", "1e400", "1180591620717411303424", "\"3\"", "true" })
+    @ValueSource(strings = { "0", "-1", "1.5", "1e400", "1180591620717411303424", "\"3\"", "\"two\"", "true" })
     void sequencesOtherThanPositive64BitIntegersAreRefused(String sequence) {
         assertTrue(refused("{\"eventId\":\"e\",\"type\":\"T\",\"aggregateId\":\"a\",\"sequence\":" + sequence + "}")
                 .getMessage().contains("field 'sequence' must be a positive 64-bit integer"));

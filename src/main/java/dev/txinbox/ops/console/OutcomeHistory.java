@@ -7,8 +7,7 @@ import java.util.EnumMap;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.NavigableMap;
-import java.util.TreeMap;
+import java.util.OptionalDouble;
 import java.util.concurrent.TimeUnit;
 
 import jakarta.enterprise.context.ApplicationScoped;
@@ -50,13 +49,7 @@ public class OutcomeHistory {
     private record StageSample(Instant at, Map<InboxMetrics.Stage, HistogramSnapshot> stages) {
     }
 
-    private static final class Bucket {
-        final long[] outcomes = new long[Outcome.values().length];
-        double maxLagSeconds;
-    }
-
-    private final Map<String, NavigableMap<Long, Bucket>> minutes = new HashMap<>();
-    private final Map<String, double[]> counted = new HashMap<>();
+    private final OutcomeMinutes minutes = new OutcomeMinutes();
     private final Map<String, ArrayDeque<StageSample>> stageSamples = new HashMap<>();
     private final InboxOperations operations;
     private final InboxMetrics metrics;
@@ -73,21 +66,11 @@ public class OutcomeHistory {
 
     @Scheduled(every = "${txinbox.console.sample-every}", concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
     public synchronized void sample() {
-        long minute = minuteOf(clock.now());
+        Instant now = clock.now();
         for (String consumer : operations.consumerNames()) {
-            NavigableMap<Long, Bucket> series = minutes.computeIfAbsent(consumer, c -> new TreeMap<>());
-            Bucket bucket = series.computeIfAbsent(minute, m -> new Bucket());
-            // The counters start at 0 with the service, so the first sample counts everything since the start.
-            double[] before = counted.computeIfAbsent(consumer, c -> new double[Outcome.values().length]);
-            for (Outcome outcome : Outcome.values()) {
-                double now = metrics.count(consumer, outcome);
-                bucket.outcomes[outcome.ordinal()] += Math.max(0, Math.round(now - before[outcome.ordinal()]));
-                before[outcome.ordinal()] = now;
-            }
-            statistics.latest(consumer).ifPresent(s -> bucket.maxLagSeconds = Math.max(bucket.maxLagSeconds, s.lagSeconds()));
-            series.headMap(minute - MINUTES, true).clear();
-            // A clock set back (a test's, or a corrected one) must not leave minutes from its future behind.
-            series.tailMap(minute, false).clear();
+            OptionalDouble lag = statistics.latest(consumer).map(s -> OptionalDouble.of(s.lagSeconds()))
+                    .orElse(OptionalDouble.empty());
+            minutes.sample(consumer, now, outcome -> metrics.count(consumer, outcome), lag);
             sampleStages(consumer);
         }
     }
@@ -155,17 +138,7 @@ public class OutcomeHistory {
 
     /** The sampled minutes of the last hour up to now, oldest first; minutes nobody sampled are absent. */
     public synchronized List<Minute> lastHour(String consumer) {
-        long now = minuteOf(clock.now());
-        List<Minute> result = new ArrayList<>();
-        NavigableMap<Long, Bucket> series = minutes.getOrDefault(consumer, new TreeMap<>());
-        for (Map.Entry<Long, Bucket> entry : series.subMap(now - MINUTES + 1, true, now, true).entrySet()) {
-            Map<Outcome, Long> outcomes = new EnumMap<>(Outcome.class);
-            for (Outcome outcome : Outcome.values()) {
-                outcomes.put(outcome, entry.getValue().outcomes[outcome.ordinal()]);
-            }
-            result.add(new Minute(Instant.ofEpochSecond(entry.getKey() * 60), outcomes, entry.getValue().maxLagSeconds));
-        }
-        return result;
+        return minutes.lastHour(consumer, clock.now());
     }
 
     static long minuteOf(Instant instant) {
