@@ -61,8 +61,8 @@ public class AdminToken {
     }
 
     /**
-     * A key for {@code purpose}, derived from the token (HMAC-SHA256 keyed with it): every instance that
-     * shares the token derives the same key, and rotating the token replaces every key derived from it.
+     * A key for {@code purpose}, computed from the token (HMAC-SHA256 keyed with it): every instance that
+     * shares the token derives the same key, and rotating the token replaces every key computed from it.
      * Empty when no token is configured.
      */
     public Optional<byte[]> derivedKey(String purpose) {

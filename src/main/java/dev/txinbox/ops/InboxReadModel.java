@@ -196,8 +196,8 @@ public class InboxReadModel {
     }
 
     /**
-     * FAILED and DEAD entries of one consumer (all when null) grouped by cause, as NServiceBus ServicePulse
-     * groups failed messages, so that a hundred messages failing for one reason make one line with a count, not
+     * FAILED and DEAD entries of one consumer (all when null) grouped by cause,
+     * so that a hundred messages failing for one reason make one line with a count, not
      * a hundred lines; the largest first, at most {@code limit}. A group is named by the MD5 of its cause (a name
      * for a URL, not a secret).
      */

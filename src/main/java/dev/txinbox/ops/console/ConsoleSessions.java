@@ -20,7 +20,7 @@ import io.quarkus.narayana.jta.QuarkusTransaction;
 
 /**
  * Console sessions. The cookie is {@code <id>.<expiry>.<signature>}: a random 128-bit id, the expiry in
- * epoch seconds, and an HMAC-SHA256 of both under a key derived from the admin token (so every instance
+ * epoch seconds, and an HMAC-SHA256 of both under a key computed from the admin token (so every instance
  * that shares the token accepts it, and rotating the token ends every session). A forged or altered cookie
  * fails the signature without touching the database; a genuine one must also still be open in
  * {@code console_sessions}, which is what makes a sign-out final on every instance. The table holds a hash
