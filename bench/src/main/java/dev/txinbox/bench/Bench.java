@@ -1005,6 +1005,9 @@ public final class Bench implements AutoCloseable {
                     r.pgStatements().calls(), r.pgStatementsPerMessage(), r.pgStatements().deallocated() == 0 ? ""
                             : " (SHORT: pg_stat_statements evicted " + r.pgStatements().deallocated() + " entries meanwhile)");
             r.pgStatements().top().forEach(t -> System.out.printf("      %6.3f  %s%n", t.perMessage(), t.query()));
+            PgStatements.Writes w = r.pgStatements().writes();
+            System.out.printf("    row versions per message %.2f (table ins/upd(hot)/del: %s); WAL %.0f bytes/msg%n",
+                    w.rowVersionsPerMessage(), w.describe(), w.walBytesPerMessage());
         }
         System.out.printf("  %-22s %8d msgs %7.1f s %7.0f msg/s  cpu/msg: consumer %.3f ms, PostgreSQL %.3f ms"
                 + " (its database's backends %s; %s statements/msg), broker %.3f ms  SQS %.2f req/msg  rss %.0f MiB%s  %s%n",

@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
+import dev.txinbox.harness.PgStatements;
 import dev.txinbox.harness.Options;
 import dev.txinbox.harness.Report;
 import dev.txinbox.harness.StreamSpec;
@@ -170,6 +171,15 @@ final class BenchReport extends Report<BenchSuite> {
                     r.postgresCpuMs(), dbCpu(r), statements(r), r.brokerCpuMs(), r.postgresDatabaseCpuMs() == null ? ""
                             : String.format("%.3f", r.consumerCpuMs() + r.postgresDatabaseCpuMs()),
                     r.sqsRequestsPerMessage(), r.peakRssMiB(), verdict(r)));
+        }
+        md.append("\nRow versions written per message (per table: inserted / updated (of them HOT) / deleted) and the WAL"
+                + " the cluster wrote per message:\n\n");
+        for (RunResult r : runs) {
+            if (r.pgStatements() != null) {
+                PgStatements.Writes w = r.pgStatements().writes();
+                md.append(String.format("- %s: %.2f (%s); WAL %.0f bytes%n", r.name(), w.rowVersionsPerMessage(),
+                        w.describe(), w.walBytesPerMessage()));
+            }
         }
     }
 

@@ -8,6 +8,8 @@ import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.regex.Pattern;
 
 /**
@@ -48,17 +50,46 @@ public final class PgStatements {
      * missed). {@code deallocated}: entries pg_stat_statements evicted meanwhile (anywhere in the cluster,
      * once it holds {@code pg_stat_statements.max}); when not 0, the count may be short.
      */
-    public record Count(long calls, double perMessage, long uncountedEnds, long deallocated, List<Top> top) {
+    public record Count(long calls, double perMessage, long uncountedEnds, long deallocated, List<Top> top,
+            Writes writes) {
+    }
+
+    /**
+     * The row versions the window wrote, per message: per table of the consumer's database, its inserts, updates
+     * (of them HOT, which add no index entry) and deletes (pg_stat_user_tables, which backends report within a second
+     * of a transaction's end, so a window's edges are blurred by that second); and the WAL the whole cluster wrote
+     * (any other database's writes included: read it on a quiet server).
+     */
+    public record Writes(Map<String, double[]> perTable, double rowVersionsPerMessage, double walBytesPerMessage) {
+
+        /** "table ins/upd(hot)/del" per message, tables that wrote nothing left out, the busiest first. */
+        public String describe() {
+            StringBuilder out = new StringBuilder();
+            perTable.entrySet().stream()
+                    .sorted((a, b) -> Double.compare(b.getValue()[0] + b.getValue()[1] + b.getValue()[3],
+                            a.getValue()[0] + a.getValue()[1] + a.getValue()[3]))
+                    .forEach(e -> {
+                        double[] v = e.getValue();
+                        out.append(out.isEmpty() ? "" : ", ").append(String.format("%s %.2f/%.2f(%.2f)/%.2f",
+                                e.getKey(), v[0], v[1], v[2], v[3]));
+                    });
+            return out.toString();
+        }
     }
 
     private final String database;
     private final String role;
     private final long deallocatedBefore;
+    private final Map<String, long[]> tablesBefore;
+    private final String walBefore;
 
-    private PgStatements(String database, String role, long deallocatedBefore) {
+    private PgStatements(String database, String role, long deallocatedBefore, Map<String, long[]> tablesBefore,
+            String walBefore) {
         this.database = database;
         this.role = role;
         this.deallocatedBefore = deallocatedBefore;
+        this.tablesBefore = tablesBefore;
+        this.walBefore = walBefore;
     }
 
     /**
@@ -96,7 +127,7 @@ public final class PgStatements {
                         + " (select oid from pg_database where datname = ?), 0)")) {
             reset.setString(1, database);
             reset.executeQuery().close();
-            return new PgStatements(database, role, deallocated(db));
+            return new PgStatements(database, role, deallocated(db), tables(database), wal(db));
         }
     }
 
@@ -133,7 +164,52 @@ public final class PgStatements {
             }
             List<Top> top = all.stream().sorted(Comparator.comparingLong(Top::calls).reversed()).limit(TOP).toList();
             return new Count(calls, round((double) calls / perMessageOf), uncounted, deallocated(db) - deallocatedBefore,
-                    top);
+                    top, writes(db, perMessageOf));
+        }
+    }
+
+    private Writes writes(Connection admin, long perMessageOf) throws SQLException {
+        long walBytes;
+        try (PreparedStatement diff = admin.prepareStatement("select pg_wal_lsn_diff(pg_current_wal_lsn(), ?::pg_lsn)")) {
+            diff.setString(1, walBefore);
+            try (ResultSet rs = diff.executeQuery()) {
+                rs.next();
+                walBytes = rs.getLong(1);
+            }
+        }
+        Map<String, double[]> perTable = new TreeMap<>();
+        double versions = 0;
+        for (Map.Entry<String, long[]> now : tables(database).entrySet()) {
+            long[] was = tablesBefore.getOrDefault(now.getKey(), new long[4]);
+            double[] delta = new double[4];
+            for (int i = 0; i < 4; i++) {
+                delta[i] = round((double) (now.getValue()[i] - was[i]) / perMessageOf);
+            }
+            if (delta[0] + delta[1] + delta[3] > 0) {
+                perTable.put(now.getKey(), delta);
+                versions += delta[0] + delta[1] + delta[3];
+            }
+        }
+        return new Writes(perTable, round(versions), round((double) walBytes / perMessageOf));
+    }
+
+    /** Per table of {@code database}: inserted, updated, HOT-updated and deleted rows since the server started. */
+    private static Map<String, long[]> tables(String database) throws SQLException {
+        Map<String, long[]> tables = new TreeMap<>();
+        try (Connection db = Db.connect(Db.url(database)); Statement s = db.createStatement();
+                ResultSet rs = s.executeQuery("select relname, n_tup_ins, n_tup_upd, n_tup_hot_upd, n_tup_del"
+                        + " from pg_stat_user_tables")) {
+            while (rs.next()) {
+                tables.put(rs.getString(1), new long[] { rs.getLong(2), rs.getLong(3), rs.getLong(4), rs.getLong(5) });
+            }
+        }
+        return tables;
+    }
+
+    private static String wal(Connection db) throws SQLException {
+        try (Statement s = db.createStatement(); ResultSet rs = s.executeQuery("select pg_current_wal_lsn()::text")) {
+            rs.next();
+            return rs.getString(1);
         }
     }
 
