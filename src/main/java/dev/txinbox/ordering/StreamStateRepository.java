@@ -1,8 +1,8 @@
 package dev.txinbox.ordering;
 
-import java.sql.Array;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
+import java.util.Arrays;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.Map;
@@ -20,14 +20,22 @@ import org.hibernate.Session;
 @ApplicationScoped
 public class StreamStateRepository {
 
-    // One statement creates the streams on first sight and, on conflict, locks the existing rows:
-    // DO UPDATE takes the row lock even though it only touches updated_at. The rows are locked in
-    // the order of the sorted input, so two transactions locking overlapping sets never deadlock.
+    // One statement creates the streams on first sight and locks the existing rows, in the order of the sorted
+    // input, so that two transactions locking overlapping sets never deadlock. DO UPDATE … WHERE false locks every
+    // conflicting row (PostgreSQL takes the lock before it evaluates the condition) and writes no new version of
+    // it: the version a locking update would write is the batch's one write of a stream that does not advance.
+    // RETURNING then names only the new rows.
     private static final String LOCK = """
             insert into stream_state as s (consumer_name, aggregate_id, last_sequence, updated_at)
             select ?, a, 0, now() from unnest(?::text[]) with ordinality as t(a, n) order by n
-            on conflict (consumer_name, aggregate_id) do update set updated_at = now()
-            returning s.aggregate_id, s.last_sequence
+            on conflict (consumer_name, aggregate_id) do update set updated_at = s.updated_at where false
+            returning s.aggregate_id
+            """;
+
+    // The locked rows' positions: a statement of its own, whose snapshot is taken after the locks were granted, so
+    // it sees what a transaction that held one before us committed.
+    private static final String POSITIONS = """
+            select aggregate_id, last_sequence from stream_state where consumer_name = ? and aggregate_id = any(?)
             """;
 
     private static final String ADVANCE = """
@@ -52,8 +60,20 @@ public class StreamStateRepository {
         session().doWork(connection -> {
             try (PreparedStatement ps = connection.prepareStatement(LOCK)) {
                 ps.setString(1, consumer);
-                Array array = connection.createArrayOf("text", sorted);
-                ps.setArray(2, array);
+                ps.setArray(2, connection.createArrayOf("text", sorted));
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        last.put(rs.getString(1), 0L);
+                    }
+                }
+            }
+            if (last.size() == sorted.length) {
+                return;
+            }
+            try (PreparedStatement ps = connection.prepareStatement(POSITIONS)) {
+                ps.setString(1, consumer);
+                ps.setArray(2, connection.createArrayOf("text",
+                        Arrays.stream(sorted).filter(a -> !last.containsKey(a)).toArray()));
                 try (ResultSet rs = ps.executeQuery()) {
                     while (rs.next()) {
                         last.put(rs.getString(1), rs.getLong(2));
