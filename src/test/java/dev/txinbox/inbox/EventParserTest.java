@@ -6,9 +6,19 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.security.MessageDigest;
+import java.util.HexFormat;
+import java.util.List;
+
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
+
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.databind.json.JsonMapper;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 
 /** The envelope rules of CONTRACT §1, and what every malformed body is told. No Quarkus, no database. */
 class EventParserTest {
@@ -29,6 +39,36 @@ class EventParserTest {
         assertEquals(3L, event.sequence());
         assertTrue(event.ordered());
         assertEquals(1, event.payload().get("x").asInt());
+    }
+
+    /**
+     * The hash is SHA-256 of the body converted to maps and lists and written back with sorted keys, and recorded hashes
+     * were made so: a redelivery of an event recorded by an earlier release must hash the same, or it would look like
+     * a conflicting re-send. A change of the parser's mapper that alters the form fails here, on bodies with what it
+     * could change: nesting, arrays of objects, exponents, trailing zeros, integers past a long, escapes and
+     * characters outside ASCII.
+     */
+    @Test
+    void theHashKeepsTheFormRecordedHashesWereMadeIn() throws Exception {
+        ObjectMapper before = JsonMapper.builder()
+                .enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
+                .enable(SerializationFeature.ORDER_MAP_ENTRIES_BY_KEYS)
+                .nodeFactory(JsonNodeFactory.withExactBigDecimals(true))
+                .build();
+        List<String> bodies = List.of(
+                "{\"eventId\":\"e\",\"type\":\"T\"}",
+                "{\"type\":\"T\",\"eventId\":\"e\",\"payload\":{\"z\":[{\"b\":1,\"a\":[]},{}],\"a\":{\"y\":null,\"x\":true}}}",
+                "{\"eventId\":\"e\",\"type\":\"T\",\"payload\":{\"n\":[1.50,-0.0,1E+3,1e-7,12345678901234567890123,"
+                        + "-9223372036854775808,2147483648,0.1,3.14159265358979323846264338327950288,false]}}",
+                "{\"eventId\":\"e\",\"type\":\"T\",\"payload\":{\"s\":\"quote \\\" backslash \\\\ tab \\t nl \\n"
+                        + " \\u0001 \\u2028 é 🙂 </script>\",\"é\":1,\"E\":2,\"e\":3,\"\":4}}",
+                "{\"eventId\":\"e\",\"type\":\"T\",\"aggregateId\":\"a\",\"sequence\":7,"
+                        + "\"occurredAt\":\"2026-12-05T10:00:00Z\",\"payload\":{\"amount\":\"10.00\",\"nested\":[[1,[2,[3]]]]}}");
+        for (String body : bodies) {
+            byte[] canonical = before.writeValueAsBytes(before.treeToValue(before.readTree(body), Object.class));
+            String expected = HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(canonical));
+            assertEquals(expected, parser.parse(body, null).payloadHash(), body);
+        }
     }
 
     @Test
