@@ -21,8 +21,6 @@ import java.util.function.Function;
 
 import org.jboss.logging.Logger;
 
-import dev.txinbox.messaging.sqs.CallsInFlight;
-
 /**
  * Hands items to worker threads in batches. A batch is whatever is ready when a worker comes for it, up
  * to {@code batchSize}: the waiting items of every key (message group) that has nothing in a batch being

@@ -16,8 +16,7 @@ import dev.txinbox.inbox.Inbox;
 import dev.txinbox.inbox.InboxResult;
 import dev.txinbox.inbox.IncomingMessage;
 import dev.txinbox.inbox.Outcome;
-import dev.txinbox.messaging.sqs.ReceivedMessages;
-import dev.txinbox.messaging.sqs.SqsDelivery;
+import io.opentelemetry.api.trace.Span;
 
 /**
  * What a worker does with one batch, in this order: waits while the database is down; drops what it must not
@@ -35,18 +34,19 @@ public class BatchProcessor {
     private final FailurePolicy failurePolicy;
     private final InboxMetrics metrics;
     private final DatabaseGate databaseGate;
-    private final ReceivedMessages received;
+    private final DeliverySettlement deliverySettlement;
     private final MessageTracing tracing;
 
     public BatchProcessor(Inbox inbox, Settlement settlement, GroupFence fence, FailurePolicy failurePolicy,
-            InboxMetrics metrics, DatabaseGate databaseGate, ReceivedMessages received, MessageTracing tracing) {
+            InboxMetrics metrics, DatabaseGate databaseGate, DeliverySettlement deliverySettlement,
+            MessageTracing tracing) {
         this.inbox = inbox;
         this.settlement = settlement;
         this.fence = fence;
         this.failurePolicy = failurePolicy;
         this.metrics = metrics;
         this.databaseGate = databaseGate;
-        this.received = received;
+        this.deliverySettlement = deliverySettlement;
         this.tracing = tracing;
     }
 
@@ -54,99 +54,96 @@ public class BatchProcessor {
      * Processes one batch of {@code consumer}'s messages. Once {@code stopping}, a batch not begun is left
      * as it is: its messages are among those the stop hands back to their queue.
      */
-    void process(String consumer, TxinboxConfig.Consumer settings, ConsumerProgress progress, List<SqsDelivery> batch,
+    void process(String consumer, TxinboxConfig.Consumer settings, ConsumerProgress progress, List<Delivery> batch,
             BooleanSupplier stopping) {
         try {
             databaseGate.awaitOpen();
             if (stopping.getAsBoolean()) {
                 return;
             }
-            batch.forEach(received::started);
+            deliverySettlement.begin(batch);
             long started = System.nanoTime();
-            for (SqsDelivery delivery : batch) {
+            List<BatchItem> items = new ArrayList<>(batch.size());
+            int processable = 0;
+            for (Delivery delivery : batch) {
                 metrics.stage(consumer, InboxMetrics.Stage.WAITING_FOR_WORKER, started - delivery.takenAtNanos(), 1);
-            }
-            List<SqsDelivery> deliveries = new ArrayList<>(batch.size());
-            List<InboxResult> results = new ArrayList<>(batch.size());
-            List<SqsDelivery> processable = new ArrayList<>(batch.size());
-            for (SqsDelivery delivery : batch) {
                 if (delivery.age().compareTo(settings.visibilityTimeout()) > 0) {
-                    // SQS has made it visible again and will deliver it anew: this copy's delete would be refused.
+                    // The broker has made it visible again and will deliver it anew: this copy's delete would be refused.
                     metrics.expired(consumer);
                     LOG.debugf("consumer %s: message %s expired while waiting (%s); left to its redelivery", consumer,
                             delivery.messageId(), delivery.age());
                     continue;
                 }
-                deliveries.add(delivery);
-                results.add(fence.holdsBack(consumer, delivery)
-                        ? InboxResult.heldBack(delivery.eventIdAttribute(), "held back behind a failed message of group "
-                                + delivery.groupId())
-                        : null);
-                if (results.get(results.size() - 1) == null) {
-                    processable.add(delivery);
+                BatchItem item = new BatchItem(delivery);
+                if (fence.holdsBack(consumer, delivery)) {
+                    item.result = InboxResult.heldBack(delivery.eventIdAttribute(),
+                            "held back behind a failed message of group " + delivery.groupId());
+                } else {
+                    processable++;
                 }
+                items.add(item);
             }
-            if (deliveries.isEmpty()) {
+            if (items.isEmpty()) {
                 return;
             }
-            // The batch's span covers its transaction; each message's span lasts until SQS is told its outcome.
-            MessageTracing.Batch traced = tracing.start(consumer, deliveries);
-            List<MessageTracing.Traced> traces = traced.messages();
-            List<MessageTracing.Traced> processableTraces = new ArrayList<>(processable.size());
-            for (int i = 0; i < deliveries.size(); i++) {
-                if (results.get(i) == null) {
-                    processableTraces.add(traces.get(i));
-                }
-            }
-            List<InboxResult> inboxResults;
+            // The batch's span covers its transaction; each message's span lasts until the broker is told its outcome.
+            Span batchSpan = tracing.start(consumer, items);
             try {
-                inboxResults = processable.isEmpty() ? List.of()
-                        : inbox(consumer, settings, processable, processableTraces);
-            } finally {
-                traced.span().end();
-            }
-            for (int i = 0, next = 0; i < results.size(); i++) {
-                if (results.get(i) == null) {
-                    results.set(i, inboxResults.get(next++));
+                if (processable > 0) {
+                    inbox(consumer, settings, items, processable);
                 }
+            } finally {
+                batchSpan.end();
             }
-            List<Outcome> outcomes = settlement.settle(consumer, settings, deliveries, results, traces,
-                    System.nanoTime());
+            settlement.settle(consumer, settings, items, System.nanoTime());
             Duration took = Duration.ofNanos(System.nanoTime() - started);
-            for (int i = 0; i < deliveries.size(); i++) {
-                Outcome outcome = outcomes.get(i);
-                tracing.end(traces.get(i), results.get(i), outcome);
-                if (outcome == Outcome.RETRIED && results.get(i).heldBack()) {
+            for (BatchItem item : items) {
+                Outcome outcome = item.outcome;
+                tracing.end(item.traced, item.result, outcome);
+                if (outcome == Outcome.RETRIED && item.result.heldBack()) {
                     continue; // counted as held back, not as an outcome: it was not processed
                 }
                 if (outcome.settlesMessage() || outcome == Outcome.DEAD_LETTERED) {
-                    progress.committed(deliveries.get(i));
+                    progress.committed(item.delivery);
                 }
-                metrics.record(consumer, outcome, took, results.get(i).attempts());
+                metrics.record(consumer, outcome, took, item.result.attempts());
             }
         } finally {
-            batch.forEach(progress::finished);
+            for (Delivery delivery : batch) {
+                progress.finished(delivery);
+            }
         }
     }
 
-    /** The batch through the inbox, in one transaction; its work and commit timed for every message it carried. */
-    private List<InboxResult> inbox(String consumer, TxinboxConfig.Consumer settings, List<SqsDelivery> deliveries,
-            List<MessageTracing.Traced> traces) {
-        List<IncomingMessage> messages = new ArrayList<>(deliveries.size());
-        for (int i = 0; i < deliveries.size(); i++) {
-            MessageTracing.Traced traced = traces.get(i);
-            messages.add(deliveries.get(i).toIncoming(consumer, traced.traceparent(), traced.context()));
+    /**
+     * The batch's {@code processable} items that have no result yet through the inbox, in one transaction, each given
+     * its result; the work and commit timed for every message it carried.
+     */
+    private void inbox(String consumer, TxinboxConfig.Consumer settings, List<BatchItem> items, int processable) {
+        List<IncomingMessage> messages = new ArrayList<>(processable);
+        for (BatchItem item : items) {
+            if (item.result == null) {
+                messages.add(item.delivery.toIncoming(consumer, item.traced.traceparent(), item.traced.context()));
+            }
         }
         int size = messages.size();
         metrics.batch(consumer, size);
+        List<InboxResult> results;
         try {
-            return inbox.receive(messages, settings.retry(), (work, commit) -> {
+            results = inbox.receive(messages, settings.retry(), (work, commit) -> {
                 metrics.stage(consumer, InboxMetrics.Stage.TRANSACTION, work.toNanos(), size);
                 metrics.stage(consumer, InboxMetrics.Stage.COMMIT, commit.toNanos(), size);
             });
         } catch (RuntimeException e) {
             // Only a wiring error gets here (no handler for the consumer): never lose a message over it.
-            return Collections.nCopies(size, InboxResult.retry(null, failurePolicy.describe(e), 0, FailurePolicy.OUTAGE_DELAY));
+            results = Collections.nCopies(size, InboxResult.retry(null, failurePolicy.describe(e), 0,
+                    FailurePolicy.OUTAGE_DELAY));
+        }
+        int next = 0;
+        for (BatchItem item : items) {
+            if (item.result == null) {
+                item.result = results.get(next++);
+            }
         }
     }
 }

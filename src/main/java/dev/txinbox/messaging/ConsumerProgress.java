@@ -5,31 +5,29 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 
-import dev.txinbox.messaging.sqs.SqsDelivery;
-
 /**
  * The facts about one consumer's loop that health and lag are made of: when it last took or finished
  * a message, the send time of the message it committed last, and what is in flight now.
  */
 public final class ConsumerProgress {
 
-    private final Map<String, Instant> inFlightSentAt = new ConcurrentHashMap<>();
+    /** By delivery: a delivery is equal only to itself, so two copies of one message are two entries. */
+    private final Map<Delivery, Instant> inFlightSentAt = new ConcurrentHashMap<>();
     private volatile Instant lastTaken;
     private volatile Instant lastFinished;
     private volatile Instant lastCommittedSentAt;
 
-    void taken(SqsDelivery delivery) {
+    void taken(Delivery delivery) {
         lastTaken = Instant.now();
-        inFlightSentAt.put(delivery.messageId() + '#' + delivery.receiptHandle(),
-                delivery.sentAt() != null ? delivery.sentAt() : lastTaken);
+        inFlightSentAt.put(delivery, delivery.sentAt() != null ? delivery.sentAt() : lastTaken);
     }
 
-    void finished(SqsDelivery delivery) {
+    void finished(Delivery delivery) {
         lastFinished = Instant.now();
-        inFlightSentAt.remove(delivery.messageId() + '#' + delivery.receiptHandle());
+        inFlightSentAt.remove(delivery);
     }
 
-    void committed(SqsDelivery delivery) {
+    void committed(Delivery delivery) {
         if (delivery.sentAt() != null) {
             lastCommittedSentAt = delivery.sentAt();
         }

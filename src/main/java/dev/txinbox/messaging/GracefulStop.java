@@ -31,7 +31,7 @@ import io.quarkus.runtime.ShutdownEvent;
  * <li><b>Close the queues' calls</b> (a statistics refresh, an operator's redrive), waiting for those in flight
  * (at most 5 s): their answers complete on the event loop, which closes after the stop.</li>
  * </ol>
- * Every wait is on a {@link dev.txinbox.messaging.sqs.CallsInFlight}, with a deadline; the pod's grace period
+ * Every wait is on a {@link CallsInFlight}, with a deadline; the pod's grace period
  * bounds the whole.
  */
 @ApplicationScoped

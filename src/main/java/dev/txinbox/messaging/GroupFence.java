@@ -10,8 +10,6 @@ import java.util.concurrent.ConcurrentHashMap;
 
 import jakarta.enterprise.context.ApplicationScoped;
 
-import dev.txinbox.messaging.sqs.SqsDelivery;
-
 /**
  * Keeps a failed message from being overtaken by later messages of its own group.
  *
@@ -44,7 +42,7 @@ public class GroupFence {
     }
 
     /** Message {@code failed} will be retried after {@code retryDelay}: hold its group until then. */
-    void hold(String consumer, SqsDelivery failed, Duration retryDelay, Duration visibilityTimeout) {
+    void hold(String consumer, Delivery failed, Duration retryDelay, Duration visibilityTimeout) {
         if (failed.groupId() == null || failed.sequenceNumber() == null) {
             return;
         }
@@ -53,7 +51,7 @@ public class GroupFence {
     }
 
     /** Whether {@code delivery} must be released unprocessed because an earlier message of its group failed. */
-    boolean holdsBack(String consumer, SqsDelivery delivery) {
+    boolean holdsBack(String consumer, Delivery delivery) {
         if (delivery.groupId() == null) {
             return false;
         }

@@ -1,6 +1,5 @@
 package dev.txinbox.messaging;
 
-import java.util.ArrayList;
 import java.util.List;
 
 import jakarta.enterprise.context.ApplicationScoped;
@@ -11,7 +10,6 @@ import dev.txinbox.inbox.InboxResult;
 import dev.txinbox.inbox.LogContext;
 import dev.txinbox.inbox.Outcome;
 import dev.txinbox.inbox.TraceParent;
-import dev.txinbox.messaging.sqs.SqsDelivery;
 import io.opentelemetry.api.OpenTelemetry;
 import io.opentelemetry.api.common.AttributeKey;
 import io.opentelemetry.api.common.Attributes;
@@ -51,23 +49,26 @@ public class MessageTracing {
     private static final AttributeKey<String> GROUP_ID = AttributeKey.stringKey("messaging.message.group_id");
     private static final AttributeKey<String> DETAIL = AttributeKey.stringKey("txinbox.detail");
 
+    private static final String TRACEPARENT = "traceparent";
+    private static final String AWS_TRACE_HEADER = "AWSTraceHeader";
+
     /** Reads the two carriers of a producer's context straight from the delivery, copying nothing. */
-    private static final TextMapGetter<SqsDelivery> FROM_DELIVERY = new TextMapGetter<>() {
+    private static final TextMapGetter<Delivery> FROM_DELIVERY = new TextMapGetter<>() {
         @Override
-        public Iterable<String> keys(SqsDelivery delivery) {
-            return List.of(SqsDelivery.TRACEPARENT_ATTRIBUTE, SqsDelivery.AWS_TRACE_HEADER);
+        public Iterable<String> keys(Delivery delivery) {
+            return List.of(TRACEPARENT, AWS_TRACE_HEADER);
         }
 
         @Override
-        public String get(SqsDelivery delivery, String key) {
+        public String get(Delivery delivery, String key) {
             if (delivery == null) {
                 return null;
             }
-            if (SqsDelivery.TRACEPARENT_ATTRIBUTE.equals(key)) {
+            if (TRACEPARENT.equals(key)) {
                 return delivery.traceparent();
             }
             // The X-Ray propagator asks for its HTTP header name; SQS carries the same value as a system attribute.
-            return "X-Amzn-Trace-Id".equalsIgnoreCase(key) || SqsDelivery.AWS_TRACE_HEADER.equals(key)
+            return "X-Amzn-Trace-Id".equalsIgnoreCase(key) || AWS_TRACE_HEADER.equals(key)
                     ? delivery.awsTraceHeader()
                     : null;
         }
@@ -93,21 +94,17 @@ public class MessageTracing {
         this.propagator = openTelemetry.getPropagators().getTextMapPropagator();
     }
 
-    /** A batch's span and its messages' traces, in the order of its deliveries. */
-    record Batch(Span span, List<Traced> messages) {
-    }
-
     /**
      * Starts the span of a batch's transaction (its passes and commit), linked to the producers of its messages, and
-     * the span of each message, a child of its producer's context and linked to the batch. Each producer's context is
-     * read once.
+     * the span of each message, a child of its producer's context and linked to the batch, which each item keeps.
+     * Each producer's context is read once. Returns the batch's span.
      */
-    Batch start(String consumer, List<SqsDelivery> deliveries) {
-        Context[] parents = new Context[deliveries.size()];
+    Span start(String consumer, List<BatchItem> items) {
+        Context[] parents = new Context[items.size()];
         SpanBuilder builder = tracer.spanBuilder("txinbox batch " + consumer).setSpanKind(SpanKind.INTERNAL)
-                .setNoParent().setAttribute(CONSUMER, consumer).setAttribute(BATCH_SIZE, (long) deliveries.size());
+                .setNoParent().setAttribute(CONSUMER, consumer).setAttribute(BATCH_SIZE, (long) items.size());
         for (int i = 0; i < parents.length; i++) {
-            SqsDelivery delivery = deliveries.get(i);
+            Delivery delivery = items.get(i).delivery;
             if (delivery.traceparent() == null && delivery.awsTraceHeader() == null) {
                 parents[i] = Context.root();
                 continue;
@@ -119,15 +116,15 @@ public class MessageTracing {
             }
         }
         Span batch = builder.startSpan();
-        List<Traced> messages = new ArrayList<>(parents.length);
         for (int i = 0; i < parents.length; i++) {
-            messages.add(message(consumer, deliveries.get(i), parents[i], batch));
+            BatchItem item = items.get(i);
+            item.traced = message(consumer, item.delivery, parents[i], batch);
         }
-        return new Batch(batch, messages);
+        return batch;
     }
 
     /** Starts the span of one message, a child of its producer's context and linked to its batch. */
-    private Traced message(String consumer, SqsDelivery delivery, Context parent, Span batch) {
+    private Traced message(String consumer, Delivery delivery, Context parent, Span batch) {
         SpanBuilder builder = tracer.spanBuilder(delivery.queue() + " process").setSpanKind(SpanKind.CONSUMER)
                 .setParent(parent);
         SpanContext batchContext = batch.getSpanContext();
@@ -199,7 +196,7 @@ public class MessageTracing {
     }
 
     /** Puts a message's identity in the MDC: every line logged until {@link LogContext#clear} carries it. */
-    static void putMdc(String consumer, SqsDelivery delivery, String eventId, Traced traced) {
+    static void putMdc(String consumer, Delivery delivery, String eventId, Traced traced) {
         LogContext.of(consumer, eventId, delivery.messageId(), traced == null ? null : traced.traceId());
     }
 

@@ -17,34 +17,33 @@ import dev.txinbox.inbox.InboxResult;
 import dev.txinbox.inbox.LogContext;
 import dev.txinbox.inbox.Outcome;
 import dev.txinbox.inbox.TraceParent;
-import dev.txinbox.messaging.sqs.SettlementCalls;
-import dev.txinbox.messaging.sqs.SqsDelivery;
 
 /**
- * What happens to an SQS message once the inbox has committed its outcome, in one place:
+ * What happens to a delivery once the inbox has committed its outcome, in one place:
  * <ul>
- * <li>a final outcome: delete, with DeleteMessageBatch (ten per call) for the whole batch;</li>
+ * <li>a final outcome: delete, in one call for the whole batch (on SQS, DeleteMessageBatch, ten per call);</li>
  * <li>{@code retried}: hold its group ({@link GroupFence}) and release it after its backoff; a message
- * held back behind a failed one of its group is released at once (ChangeMessageVisibilityBatch);</li>
+ * held back behind a failed one of its group is released at once (on SQS, ChangeMessageVisibilityBatch);</li>
  * <li>{@code dead_lettered}: copy to the dead-letter queue, record DEAD (the row the inbox prepared,
  * {@link DeadLetter}), then delete; if the copy fails the message is retried instead, so nothing leaves the
  * queue without a copy.</li>
  * </ul>
- * The calls themselves are {@link SettlementCalls}'s, sent without waiting for the answer. A refused delete or
- * release is logged and counted, never thrown: the message simply comes back, and the inbox knows it then.
+ * The calls themselves are the transport's ({@link DeliverySettlement}), sent without waiting for the answer. A
+ * refused delete or release is logged and counted, never thrown: the message simply comes back, and the inbox
+ * knows it then.
  */
 @ApplicationScoped
 public class Settlement {
 
     private static final Logger LOG = Logger.getLogger(Settlement.class);
 
-    private final SettlementCalls calls;
+    private final DeliverySettlement calls;
     private final GroupFence fence;
     private final DatabaseGate databaseGate;
     private final FailurePolicy failurePolicy;
     private final InboxMetrics metrics;
 
-    public Settlement(SettlementCalls calls, GroupFence fence, DatabaseGate databaseGate, FailurePolicy failurePolicy,
+    public Settlement(DeliverySettlement calls, GroupFence fence, DatabaseGate databaseGate, FailurePolicy failurePolicy,
             InboxMetrics metrics) {
         this.calls = calls;
         this.fence = fence;
@@ -54,19 +53,17 @@ public class Settlement {
     }
 
     /**
-     * Settles a committed batch with SQS; returns each message's final outcome, in order. {@code committedAtNanos}
-     * starts the settlement stage, which ends when SQS answers. {@code traces}: each message's trace, for its log
-     * lines (consumer, event id, message id and trace id in the MDC).
+     * Settles a committed batch with the transport; gives each item its final outcome. {@code committedAtNanos}
+     * starts the settlement stage, which ends when the transport answers. Each item's trace is for its log lines
+     * (consumer, event id, message id and trace id in the MDC).
      */
-    List<Outcome> settle(String consumer, TxinboxConfig.Consumer settings, List<SqsDelivery> deliveries,
-            List<InboxResult> results, List<MessageTracing.Traced> traces, long committedAtNanos) {
-        List<Outcome> outcomes = new ArrayList<>(deliveries.size());
-        List<SqsDelivery> deletes = new ArrayList<>();
-        List<SqsDelivery> heldBack = new ArrayList<>();
-        Map<Duration, List<SqsDelivery>> retries = new LinkedHashMap<>();
+    void settle(String consumer, TxinboxConfig.Consumer settings, List<BatchItem> items, long committedAtNanos) {
+        List<Delivery> deletes = new ArrayList<>();
+        List<Delivery> heldBack = new ArrayList<>();
+        Map<Duration, List<Delivery>> retries = new LinkedHashMap<>();
         try {
-            for (int i = 0; i < deliveries.size(); i++) {
-                settleOne(consumer, settings, deliveries.get(i), results.get(i), traces.get(i), outcomes, deletes,
+            for (BatchItem item : items) {
+                item.outcome = settleOne(consumer, settings, item.delivery, item.result, item.traced, deletes,
                         heldBack, retries);
             }
         } finally {
@@ -75,12 +72,12 @@ public class Settlement {
         calls.delete(deletes, new Reply(consumer, "delete", committedAtNanos));
         calls.release(heldBack, Duration.ZERO, new Reply(consumer, "release", committedAtNanos));
         retries.forEach((delay, batch) -> calls.release(batch, delay, new Reply(consumer, "release", committedAtNanos)));
-        return outcomes;
     }
 
-    private void settleOne(String consumer, TxinboxConfig.Consumer settings, SqsDelivery delivery, InboxResult result,
-            MessageTracing.Traced traced, List<Outcome> outcomes, List<SqsDelivery> deletes, List<SqsDelivery> heldBack,
-            Map<Duration, List<SqsDelivery>> retries) {
+    /** Sorts one message into the calls that settle it; returns its final outcome. */
+    private Outcome settleOne(String consumer, TxinboxConfig.Consumer settings, Delivery delivery, InboxResult result,
+            MessageTracing.Traced traced, List<Delivery> deletes, List<Delivery> heldBack,
+            Map<Duration, List<Delivery>> retries) {
         if (logsAbout(result.outcome())) {
             MessageTracing.putMdc(consumer, delivery, result.eventId() != null ? result.eventId()
                     : delivery.eventIdAttribute(), traced);
@@ -105,7 +102,7 @@ public class Settlement {
             }
             default -> deletes.add(delivery);
         }
-        outcomes.add(result.outcome());
+        return result.outcome();
     }
 
     /** Whether settling this outcome may log a line about the message (the common outcomes log none at INFO). */
@@ -117,7 +114,7 @@ public class Settlement {
     }
 
     /** Holds the group of a message that will be retried and says when it should come back. */
-    private Duration retryDelay(String consumer, TxinboxConfig.Consumer settings, SqsDelivery delivery,
+    private Duration retryDelay(String consumer, TxinboxConfig.Consumer settings, Delivery delivery,
             InboxResult result) {
         Duration delay = result.retryDelay() != null ? result.retryDelay() : FailurePolicy.OUTAGE_DELAY;
         if (result.outage()) {
@@ -136,7 +133,7 @@ public class Settlement {
      * stands for a message the DLQ has not taken. Returns the result to settle with: dead-lettered, or a retry
      * when the copy or the record failed.
      */
-    private InboxResult deadLetter(String consumer, TxinboxConfig.Consumer settings, SqsDelivery delivery,
+    private InboxResult deadLetter(String consumer, TxinboxConfig.Consumer settings, Delivery delivery,
             InboxResult result) {
         DeadLetter letter = result.deadLetter();
         try {
@@ -153,8 +150,8 @@ public class Settlement {
         return result;
     }
 
-    /** What SQS answers to a delete or release: the settlement stage timed from the commit, a refusal counted. */
-    private final class Reply implements SettlementCalls.Reply {
+    /** The transport's answer to a delete or release: the settlement stage timed from the commit, a refusal counted. */
+    private final class Reply implements DeliverySettlement.Reply {
 
         private final String consumer;
         private final String what;
@@ -173,7 +170,7 @@ public class Settlement {
         }
 
         @Override
-        public void refused(SqsDelivery delivery, String why) {
+        public void refused(Delivery delivery, String why) {
             metrics.ackFailed(consumer);
             // On the SDK's callback thread: the message's identity is put here, for this line.
             try (LogContext ignored = LogContext.of(consumer, delivery.eventIdAttribute(), delivery.messageId(),

@@ -2,7 +2,6 @@ package dev.txinbox.messaging;
 
 import java.time.Duration;
 import java.util.Map;
-import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
@@ -14,11 +13,12 @@ import org.jboss.logging.Logger;
 
 import dev.txinbox.config.TxinboxConfig;
 import dev.txinbox.messaging.sqs.ReceivedMessages;
-import dev.txinbox.messaging.sqs.SqsDelivery;
 
 /**
- * The SQS channels' way into the pipeline: each received message is queued behind its group
- * ({@link BatchDispatcher}), whose workers hand whatever is ready, as one batch, to the {@link BatchProcessor}.
+ * The SQS channels' way into the pipeline, its receive edge: the adapter makes each received message a
+ * {@link Delivery} ({@link ReceivedMessages#take}), which is queued behind its group ({@link BatchDispatcher}),
+ * whose workers hand whatever is ready, as one batch, to the {@link BatchProcessor}. From here to the settlement the
+ * pipeline works on the {@code Delivery} alone.
  * <p>
  * The channel's own ack and nack do nothing ({@code ack-strategy=ignore}, {@code failure-strategy=ignore}):
  * a failed delete inside the connector would end the channel, and it deletes one message per call.
@@ -33,7 +33,7 @@ public class SqsInboxReceiver {
     private final TxinboxConfig config;
     private final DatabaseGate databaseGate;
     private final ReceivedMessages received;
-    private final Map<String, BatchDispatcher<SqsDelivery>> dispatchers = new ConcurrentHashMap<>();
+    private final Map<String, BatchDispatcher<Delivery>> dispatchers = new ConcurrentHashMap<>();
     private final Map<String, ConsumerProgress> progress = new ConcurrentHashMap<>();
     private volatile boolean stopping;
 
@@ -49,18 +49,18 @@ public class SqsInboxReceiver {
     /** Accepts one message of {@code consumer}'s channel; the stage completes when the channel may fetch on. */
     public CompletionStage<Void> accept(String consumer, Message<String> message) {
         TxinboxConfig.Consumer settings = settings(consumer);
-        Optional<SqsDelivery> delivered = SqsDelivery.of(settings.queue(), message);
-        if (delivered.isEmpty()) {
+        Delivery delivery = received.take(settings.queue(), message);
+        if (delivery == null) {
             LOG.errorf("consumer %s received a message without SQS metadata; ignored", consumer);
             return CompletableFuture.completedFuture(null);
         }
-        SqsDelivery delivery = delivered.get();
         if (stopping) {
             // Not taken: it stays with what was received and not processed, which the stop hands back.
             LOG.debugf("consumer %s: stopping; message %s left to the stop's hand-back", consumer, delivery.messageId());
             return CompletableFuture.completedFuture(null);
         }
-        metrics.stage(consumer, InboxMetrics.Stage.RECEIVE_BUFFER, received.taken(delivery.receiptHandle()), 1);
+        metrics.stage(consumer, InboxMetrics.Stage.RECEIVE_BUFFER, delivery.takenAtNanos() - delivery.receivedAtNanos(),
+                1);
         ConsumerProgress consumerProgress = progress(consumer);
         consumerProgress.taken(delivery);
         CompletionStage<Void> room = dispatcher(consumer, settings, consumerProgress).submit(delivery);
@@ -88,7 +88,7 @@ public class SqsInboxReceiver {
     boolean drain(Duration grace) {
         long deadline = System.nanoTime() + grace.toNanos();
         boolean all = true;
-        for (BatchDispatcher<SqsDelivery> dispatcher : dispatchers.values()) {
+        for (BatchDispatcher<Delivery> dispatcher : dispatchers.values()) {
             all &= dispatcher.shutdown(Duration.ofNanos(Math.max(0, deadline - System.nanoTime())));
         }
         return all;
@@ -104,10 +104,10 @@ public class SqsInboxReceiver {
         return settings;
     }
 
-    private BatchDispatcher<SqsDelivery> dispatcher(String consumer, TxinboxConfig.Consumer settings,
+    private BatchDispatcher<Delivery> dispatcher(String consumer, TxinboxConfig.Consumer settings,
             ConsumerProgress consumerProgress) {
         return dispatchers.computeIfAbsent(consumer, name -> new BatchDispatcher<>(name, settings.parallelism(),
-                settings.maxInFlight(), settings.batchSize(), SqsDelivery::orderingKey,
+                settings.maxInFlight(), settings.batchSize(), Delivery::orderingKey,
                 batch -> processor.process(name, settings, consumerProgress, batch, () -> stopping)));
     }
 }

@@ -10,6 +10,8 @@ import java.util.stream.Collectors;
 
 import jakarta.enterprise.context.ApplicationScoped;
 
+import dev.txinbox.messaging.Delivery;
+import io.smallrye.reactive.messaging.aws.sqs.SqsIncomingMetadata;
 import software.amazon.awssdk.services.sqs.SqsAsyncClient;
 import software.amazon.awssdk.services.sqs.model.ChangeMessageVisibilityBatchRequestEntry;
 import software.amazon.awssdk.services.sqs.model.Message;
@@ -37,6 +39,22 @@ public class ReceivedMessages {
         for (Message message : messages) {
             waiting.put(message.receiptHandle(), new Waiting(queueUrl, now));
         }
+    }
+
+    /**
+     * The receive edge: what the channel delivered, as the pipeline takes it, with when its receive answered (so that
+     * its wait in the connector's buffer is known); null when the connector attached no SQS message. It stays here
+     * until a worker begins its batch.
+     */
+    public Delivery take(String queue, org.eclipse.microprofile.reactive.messaging.Message<?> delivered) {
+        SqsIncomingMetadata metadata = delivered.getMetadata(SqsIncomingMetadata.class).orElse(null);
+        if (metadata == null) {
+            return null;
+        }
+        Message message = metadata.getMessage();
+        long now = System.nanoTime();
+        Waiting was = waiting.get(message.receiptHandle());
+        return SqsDelivery.of(queue, message, was == null ? now : was.receivedAtNanos(), now);
     }
 
     /** txinbox took the message from the channel; how long it waited in the connector's buffer (0 if never noted). */

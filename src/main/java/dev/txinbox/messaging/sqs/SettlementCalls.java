@@ -16,6 +16,9 @@ import java.util.function.Supplier;
 
 import jakarta.enterprise.context.ApplicationScoped;
 
+import dev.txinbox.messaging.CallsInFlight;
+import dev.txinbox.messaging.Delivery;
+import dev.txinbox.messaging.DeliverySettlement;
 import software.amazon.awssdk.services.sqs.SqsAsyncClient;
 import software.amazon.awssdk.services.sqs.model.BatchResultErrorEntry;
 import software.amazon.awssdk.services.sqs.model.ChangeMessageVisibilityBatchRequestEntry;
@@ -24,7 +27,8 @@ import software.amazon.awssdk.services.sqs.model.MessageAttributeValue;
 
 /**
  * The SQS calls that settle received messages: delete and release in batches, copy to a dead-letter queue, hand
- * back what was received and not processed. What each outcome leads to is the pipeline's ({@code Settlement}).
+ * back what was received and not processed. The pipeline's port ({@link DeliverySettlement}), for the deliveries
+ * this adapter made ({@link SqsDelivery}); what each outcome leads to is the pipeline's ({@code Settlement}).
  * <p>
  * Deletes and releases are sent without waiting for the answer (a worker moves on to its next batch), at most
  * {@link #MAX_CALLS_IN_FLIGHT} at a time: if SQS falls behind, the workers slow down instead of piling up
@@ -33,17 +37,7 @@ import software.amazon.awssdk.services.sqs.model.MessageAttributeValue;
  * processed): a repeated id makes SQS refuse the whole call.
  */
 @ApplicationScoped
-public class SettlementCalls {
-
-    /** What SQS answered to one delete or release call; told on the client's thread, never thrown. */
-    public interface Reply {
-
-        /** SQS answered the call for {@code messages} messages (some may be refused, each told apart). */
-        void answered(int messages);
-
-        /** SQS refused {@code delivery}'s part (or the whole call): it comes back after its visibility timeout. */
-        void refused(SqsDelivery delivery, String why);
-    }
+public class SettlementCalls implements DeliverySettlement {
 
     private static final int MAX_BATCH = 10;
     private static final int MAX_CALLS_IN_FLIGHT = 16;
@@ -51,20 +45,30 @@ public class SettlementCalls {
 
     private final SqsAsyncClient client;
     private final SqsQueues queues;
+    private final ReceivedMessages received;
     private final CallsInFlight calls = new CallsInFlight(MAX_CALLS_IN_FLIGHT);
 
-    public SettlementCalls(SqsAsyncClient client, SqsQueues queues) {
+    public SettlementCalls(SqsAsyncClient client, SqsQueues queues, ReceivedMessages received) {
         this.client = client;
         this.queues = queues;
+        this.received = received;
+    }
+
+    @Override
+    public void begin(List<? extends Delivery> batch) {
+        for (int i = 0; i < batch.size(); i++) {
+            received.started((SqsDelivery) batch.get(i));
+        }
     }
 
     /** Deletes messages: DeleteMessageBatch, ten per call, not waiting for the answer. */
-    public void delete(List<SqsDelivery> deliveries, Reply reply) {
+    @Override
+    public void delete(List<Delivery> deliveries, Reply reply) {
         perCall(deliveries, reply, (url, chunk) -> {
             List<DeleteMessageBatchRequestEntry> entries = new ArrayList<>(chunk.size());
             for (int i = 0; i < chunk.size(); i++) {
                 entries.add(DeleteMessageBatchRequestEntry.builder().id(Integer.toString(i))
-                        .receiptHandle(chunk.get(i).receiptHandle()).build());
+                        .receiptHandle(((SqsDelivery) chunk.get(i)).receiptHandle()).build());
             }
             send(chunk, reply, () -> client.deleteMessageBatch(r -> r.queueUrl(url).entries(entries))
                     .thenApply(response -> response.failed()));
@@ -72,12 +76,14 @@ public class SettlementCalls {
     }
 
     /** Makes messages visible again after {@code delay}: ChangeMessageVisibilityBatch, not waiting for the answer. */
-    public void release(List<SqsDelivery> deliveries, Duration delay, Reply reply) {
+    @Override
+    public void release(List<Delivery> deliveries, Duration delay, Reply reply) {
         perCall(deliveries, reply, (url, chunk) -> {
             List<ChangeMessageVisibilityBatchRequestEntry> entries = new ArrayList<>(chunk.size());
             for (int i = 0; i < chunk.size(); i++) {
                 entries.add(ChangeMessageVisibilityBatchRequestEntry.builder().id(Integer.toString(i))
-                        .receiptHandle(chunk.get(i).receiptHandle()).visibilityTimeout((int) delay.toSeconds()).build());
+                        .receiptHandle(((SqsDelivery) chunk.get(i)).receiptHandle())
+                        .visibilityTimeout((int) delay.toSeconds()).build());
             }
             send(chunk, reply, () -> client.changeMessageVisibilityBatch(r -> r.queueUrl(url).entries(entries))
                     .thenApply(response -> response.failed()));
@@ -88,7 +94,8 @@ public class SettlementCalls {
      * Copies a message to {@code deadLetterQueue}: same body, same group, the reason in attributes. Waits for
      * SQS and throws if it did not take the copy, so that the original stays where it is.
      */
-    public void copyToDeadLetterQueue(String deadLetterQueue, String consumer, SqsDelivery delivery, String reason,
+    @Override
+    public void copyToDeadLetterQueue(String deadLetterQueue, String consumer, Delivery delivery, String reason,
             String error, int attempts) {
         Map<String, MessageAttributeValue> attributes = new HashMap<>();
         put(attributes, "txinbox-reason", reason);
@@ -105,7 +112,7 @@ public class SettlementCalls {
         if (delivery.eventIdAttribute() != null) {
             put(attributes, SqsDelivery.EVENT_ID_ATTRIBUTE, delivery.eventIdAttribute());
         }
-        String body = delivery.message().body();
+        String body = delivery.body();
         queues.call(() -> client.sendMessage(r -> {
             r.queueUrl(queues.url(deadLetterQueue)).messageBody(body == null || body.isEmpty() ? " " : body)
                     .messageAttributes(attributes);
@@ -138,11 +145,11 @@ public class SettlementCalls {
     }
 
     /** Splits deliveries by queue into calls of at most ten. */
-    private void perCall(List<SqsDelivery> deliveries, Reply reply, BiConsumer<String, List<SqsDelivery>> call) {
+    private void perCall(List<Delivery> deliveries, Reply reply, BiConsumer<String, List<Delivery>> call) {
         if (deliveries.isEmpty()) {
             return;
         }
-        Map<String, List<SqsDelivery>> byQueue = new LinkedHashMap<>();
+        Map<String, List<Delivery>> byQueue = new LinkedHashMap<>();
         deliveries.forEach(d -> byQueue.computeIfAbsent(d.queue(), q -> new ArrayList<>()).add(d));
         byQueue.forEach((queue, list) -> {
             String url;
@@ -159,7 +166,7 @@ public class SettlementCalls {
     }
 
     /** One call, not waiting for its answer, once fewer than {@link #MAX_CALLS_IN_FLIGHT} are unanswered. */
-    private void send(List<SqsDelivery> chunk, Reply reply,
+    private void send(List<Delivery> chunk, Reply reply,
             Supplier<CompletableFuture<List<BatchResultErrorEntry>>> call) {
         try {
             calls.startWhenRoom();

@@ -10,6 +10,8 @@ import jakarta.enterprise.context.ApplicationScoped;
 
 import org.jboss.logging.Logger;
 
+import dev.txinbox.messaging.CallsInFlight;
+
 /**
  * Whether SQS answers, as the receive loop last saw it, and how long to wait before asking again.
  * Readiness reports it; {@link ResilientSqsClient} acts on it.

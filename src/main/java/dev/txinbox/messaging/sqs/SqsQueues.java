@@ -15,6 +15,7 @@ import java.util.function.Supplier;
 
 import jakarta.enterprise.context.ApplicationScoped;
 
+import dev.txinbox.messaging.CallsInFlight;
 import software.amazon.awssdk.services.sqs.SqsAsyncClient;
 import software.amazon.awssdk.services.sqs.model.Message;
 import software.amazon.awssdk.services.sqs.model.MessageAttributeValue;

@@ -1,4 +1,4 @@
-package dev.txinbox.messaging.sqs;
+package dev.txinbox.messaging;
 
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
