@@ -16,7 +16,7 @@ import dev.txinbox.messaging.sqs.ReceivedMessages;
 
 /**
  * The SQS channels' way into the pipeline, its receive edge: the adapter makes each received message a
- * {@link Delivery} ({@link ReceivedMessages#take}), which is queued behind its group ({@link BatchDispatcher}),
+ * {@link Delivery} ({@link ReceivedMessages#delivery}), which is queued behind its group ({@link BatchDispatcher}),
  * whose workers hand whatever is ready, as one batch, to the {@link BatchProcessor}. From here to the settlement the
  * pipeline works on the {@code Delivery} alone.
  * <p>
@@ -49,7 +49,7 @@ public class SqsInboxReceiver {
     /** Accepts one message of {@code consumer}'s channel; the stage completes when the channel may fetch on. */
     public CompletionStage<Void> accept(String consumer, Message<String> message) {
         TxinboxConfig.Consumer settings = settings(consumer);
-        Delivery delivery = received.take(settings.queue(), message);
+        Delivery delivery = received.delivery(settings.queue(), message);
         if (delivery == null) {
             LOG.errorf("consumer %s received a message without SQS metadata; ignored", consumer);
             return CompletableFuture.completedFuture(null);

@@ -42,11 +42,11 @@ public class ReceivedMessages {
     }
 
     /**
-     * The receive edge: what the channel delivered, as the pipeline takes it, with when its receive answered (so that
+     * The receive edge: what the channel delivered, as the pipeline reads it, with when its receive answered (so that
      * its wait in the connector's buffer is known); null when the connector attached no SQS message. It stays here
      * until a worker begins its batch.
      */
-    public Delivery take(String queue, org.eclipse.microprofile.reactive.messaging.Message<?> delivered) {
+    public Delivery delivery(String queue, org.eclipse.microprofile.reactive.messaging.Message<?> delivered) {
         SqsIncomingMetadata metadata = delivered.getMetadata(SqsIncomingMetadata.class).orElse(null);
         if (metadata == null) {
             return null;

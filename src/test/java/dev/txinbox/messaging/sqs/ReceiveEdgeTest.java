@@ -51,7 +51,7 @@ class ReceiveEdgeTest {
     @Test
     void theDeliveryCarriesTheMessagesFactsAndTheAdapterKeepsTheMessage() {
         Message message = sqsMessage();
-        Delivery delivery = received.take("q.fifo", fromChannel(message));
+        Delivery delivery = received.delivery("q.fifo", fromChannel(message));
         assertEquals("q.fifo", delivery.queue());
         assertEquals("m1", delivery.messageId());
         assertEquals("{}", delivery.body());
@@ -67,7 +67,7 @@ class ReceiveEdgeTest {
 
     @Test
     void aMessageNotNotedAtItsReceiveWaitedNothingInTheBuffer() {
-        Delivery delivery = received.take("q.fifo", fromChannel(sqsMessage()));
+        Delivery delivery = received.delivery("q.fifo", fromChannel(sqsMessage()));
         assertEquals(delivery.takenAtNanos(), delivery.receivedAtNanos());
     }
 
@@ -75,21 +75,21 @@ class ReceiveEdgeTest {
     void aMessageNotedAtItsReceiveIsTakenAfterIt() {
         Message message = sqsMessage();
         received.received("https://sqs/q.fifo", List.of(message));
-        Delivery delivery = received.take("q.fifo", fromChannel(message));
+        Delivery delivery = received.delivery("q.fifo", fromChannel(message));
         assertTrue(delivery.receivedAtNanos() <= delivery.takenAtNanos());
         assertEquals(1, received.waiting(), "taken, not begun: the stop would still hand it back");
     }
 
     @Test
     void aChannelMessageWithoutAnSqsMessageIsNoDelivery() {
-        assertNull(received.take("q.fifo", org.eclipse.microprofile.reactive.messaging.Message.of("{}")));
+        assertNull(received.delivery("q.fifo", org.eclipse.microprofile.reactive.messaging.Message.of("{}")));
     }
 
     @Test
     void aBatchBegunThroughTheSettlementPortIsNoLongerHandedBack() {
         Message message = sqsMessage();
         received.received("https://sqs/q.fifo", List.of(message));
-        Delivery delivery = received.take("q.fifo", fromChannel(message));
+        Delivery delivery = received.delivery("q.fifo", fromChannel(message));
         new SettlementCalls(null, null, received).begin(List.of(delivery));
         assertEquals(0, received.waiting());
     }
