@@ -10,9 +10,9 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 import dev.txinbox.support.LedgerConsumer;
+import dev.txinbox.support.Profiles;
 import dev.txinbox.support.ServiceTest;
 import io.quarkus.test.junit.QuarkusTest;
-import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
 
 /**
@@ -20,16 +20,8 @@ import io.quarkus.test.junit.TestProfile;
  * message keeps its producer's trace, which still reaches the row (and so the logs, the console and the outbox).
  */
 @QuarkusTest
-@TestProfile(TracingDisabledTest.Disabled.class)
+@TestProfile(Profiles.SwitchedOff.class)
 class TracingDisabledTest extends ServiceTest {
-
-    /** The SDK switched off as a pod's environment would. */
-    public static class Disabled implements QuarkusTestProfile {
-        @Override
-        public Map<String, String> getConfigOverrides() {
-            return Map.of("OTEL_SDK_DISABLED", "true");
-        }
-    }
 
     @Test
     void noSpanIsMadeAndTheProducersTraceStillReachesTheRow() {

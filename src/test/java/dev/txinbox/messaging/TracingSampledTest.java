@@ -15,13 +15,13 @@ import org.junit.jupiter.api.Test;
 
 import dev.txinbox.inbox.TraceParent;
 import dev.txinbox.support.LedgerConsumer;
+import dev.txinbox.support.Profiles;
 import dev.txinbox.support.ServiceTest;
 import io.opentelemetry.api.common.AttributeKey;
 import io.opentelemetry.api.trace.SpanKind;
 import io.opentelemetry.sdk.testing.exporter.InMemorySpanExporter;
 import io.opentelemetry.sdk.trace.data.SpanData;
 import io.quarkus.test.junit.QuarkusTest;
-import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
 
 /**
@@ -29,18 +29,8 @@ import io.quarkus.test.junit.TestProfile;
  * ratio of 0 samples none of the traces txinbox starts, and still follows a producer that sampled its own.
  */
 @QuarkusTest
-@TestProfile(TracingSampledTest.Sampled.class)
+@TestProfile(Profiles.SampledAndDeleteOnPublish.class)
 class TracingSampledTest extends ServiceTest {
-
-    /** Spans captured; the sampler named as a pod's environment would name it. */
-    public static class Sampled implements QuarkusTestProfile {
-        @Override
-        public Map<String, String> getConfigOverrides() {
-            return Map.of("test.tracing", "true",
-                    "OTEL_TRACES_SAMPLER", "parentbased_traceidratio",
-                    "OTEL_TRACES_SAMPLER_ARG", "0");
-        }
-    }
 
     @Inject
     InMemorySpanExporter exporter;

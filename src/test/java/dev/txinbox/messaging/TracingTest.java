@@ -17,7 +17,6 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
-import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
 
@@ -29,9 +28,9 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
 import dev.txinbox.notifications.OrderNotifications;
-import dev.txinbox.support.ElasticMqResource;
 import dev.txinbox.support.JsonLogLines;
 import dev.txinbox.support.LedgerConsumer;
+import dev.txinbox.support.Profiles;
 import dev.txinbox.support.ServiceTest;
 import io.opentelemetry.api.common.AttributeKey;
 import io.opentelemetry.api.trace.SpanKind;
@@ -41,7 +40,6 @@ import io.opentelemetry.sdk.trace.data.LinkData;
 import io.opentelemetry.sdk.trace.data.SpanData;
 import io.quarkus.test.common.http.TestHTTPResource;
 import io.quarkus.test.junit.QuarkusTest;
-import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
 
 /**
@@ -49,21 +47,10 @@ import io.quarkus.test.junit.TestProfile;
  * collector would receive (the SDK's in-memory exporter); the log lines and the console that lead to it.
  */
 @QuarkusTest
-@TestProfile(TracingTest.Traced.class)
+@TestProfile(Profiles.ChainTraced.class)
 class TracingTest extends ServiceTest {
 
     private static final String TOKEN = "test-admin-token";
-
-    /** Spans captured, the downstream consumer on the chain's queue, and a trace view for the console. */
-    public static class Traced implements QuarkusTestProfile {
-        @Override
-        public Map<String, String> getConfigOverrides() {
-            Map<String, String> settings = new HashMap<>(ElasticMqResource.chained());
-            settings.put("test.tracing", "true");
-            settings.put("txinbox.console.trace-url-template", "https://traces.example/trace/{traceId}?from=txinbox");
-            return settings;
-        }
-    }
 
     @Inject
     InMemorySpanExporter exporter;

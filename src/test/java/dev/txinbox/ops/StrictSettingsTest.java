@@ -8,27 +8,18 @@ import static org.hamcrest.Matchers.equalTo;
 import static org.hamcrest.Matchers.nullValue;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import java.util.Map;
-
 import org.junit.jupiter.api.Test;
 
 import dev.txinbox.support.Metrics;
+import dev.txinbox.support.Profiles;
 import dev.txinbox.support.ServiceTest;
 import io.quarkus.test.junit.QuarkusTest;
-import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
 
 /** Settings an operator may choose: no admin token at all, and tight health thresholds. */
 @QuarkusTest
-@TestProfile(StrictSettingsTest.Strict.class)
+@TestProfile(Profiles.SwitchedOff.class)
 class StrictSettingsTest extends ServiceTest {
-
-    public static class Strict implements QuarkusTestProfile {
-        @Override
-        public Map<String, String> getConfigOverrides() {
-            return Map.of("txinbox.admin.token", "", "txinbox.health.max-parked-age", "1s");
-        }
-    }
 
     @Test
     void withoutATokenEveryAdminCallIsRefused() {

@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.UUID;
 import java.util.stream.IntStream;
 
@@ -14,10 +13,10 @@ import jakarta.inject.Inject;
 import org.junit.jupiter.api.Test;
 
 import dev.txinbox.inbox.EventParser;
+import dev.txinbox.support.Profiles;
 import dev.txinbox.support.ServiceTest;
 import io.quarkus.narayana.jta.QuarkusTransaction;
 import io.quarkus.test.junit.QuarkusTest;
-import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
 
 /**
@@ -26,15 +25,8 @@ import io.quarkus.test.junit.TestProfile;
  * head as they do when published rows are kept.
  */
 @QuarkusTest
-@TestProfile(OutboxDeleteOnPublishTest.DeleteOnPublish.class)
+@TestProfile(Profiles.SampledAndDeleteOnPublish.class)
 class OutboxDeleteOnPublishTest extends ServiceTest {
-
-    public static class DeleteOnPublish implements QuarkusTestProfile {
-        @Override
-        public Map<String, String> getConfigOverrides() {
-            return Map.of("txinbox.outbox.retention", "0");
-        }
-    }
 
     @Inject
     Outbox outbox;

@@ -6,7 +6,6 @@ import static org.hamcrest.Matchers.equalTo;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.util.Map;
 import java.util.UUID;
 
 import jakarta.inject.Inject;
@@ -14,10 +13,10 @@ import jakarta.inject.Inject;
 import org.junit.jupiter.api.Test;
 
 import dev.txinbox.ops.OutboxRetention;
+import dev.txinbox.support.Profiles;
 import dev.txinbox.support.ServiceTest;
 import io.quarkus.narayana.jta.QuarkusTransaction;
 import io.quarkus.test.junit.QuarkusTest;
-import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
 
 /**
@@ -25,15 +24,8 @@ import io.quarkus.test.junit.TestProfile;
  * the gauges judge nothing, and retention deletes by age.
  */
 @QuarkusTest
-@TestProfile(OutboxRelayDisabledTest.RelayOff.class)
+@TestProfile(Profiles.SwitchedOff.class)
 class OutboxRelayDisabledTest extends ServiceTest {
-
-    public static class RelayOff implements QuarkusTestProfile {
-        @Override
-        public Map<String, String> getConfigOverrides() {
-            return Map.of("txinbox.outbox.relay.enabled", "false");
-        }
-    }
 
     @Inject
     Outbox outbox;
