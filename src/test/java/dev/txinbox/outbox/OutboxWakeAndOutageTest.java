@@ -5,49 +5,68 @@ import static io.restassured.RestAssured.given;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.sql.DriverManager;
 import java.time.Duration;
-import java.util.Map;
 import java.util.UUID;
 
 import jakarta.inject.Inject;
 
+import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
+
+import dev.txinbox.config.TxinboxConfig;
 import dev.txinbox.support.ElasticMqResource;
 import dev.txinbox.support.Metrics;
 import dev.txinbox.support.ServiceTest;
+import dev.txinbox.support.Settings;
 import io.quarkus.narayana.jta.QuarkusTransaction;
 import io.quarkus.test.junit.QuarkusTest;
-import io.quarkus.test.junit.QuarkusTestProfile;
-import io.quarkus.test.junit.TestProfile;
 
 /**
- * The relay with its poll and its partition claims an hour apart, so that nothing but a commit's wake-up (or the end
- * of a backoff) can make it look: an event that reaches the queue was sent because its commit said so, to this pod's
- * relay or, through PostgreSQL, to another pod's. And a broker outage: the relay backs off, reports it, and counts
- * no attempt against the event.
+ * A relay with its poll and its partition claims an hour apart, in place of the embedded one (which polls), so that
+ * nothing but a commit's wake-up (or the end of a backoff) can make it look: an event that reaches the queue was sent
+ * because its commit said so, to this pod's relay or, through PostgreSQL, to another pod's. And a broker outage: the
+ * embedded relay backs off, reports it, and counts no attempt against the event.
  */
 @QuarkusTest
-@TestProfile(OutboxWakeAndOutageTest.NoPolling.class)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class OutboxWakeAndOutageTest extends ServiceTest {
-
-    public static class NoPolling implements QuarkusTestProfile {
-        @Override
-        public Map<String, String> getConfigOverrides() {
-            return Map.of("txinbox.outbox.relay.poll-interval", "1h", "txinbox.outbox.relay.claim-interval", "1h");
-        }
-    }
 
     @Inject
     Outbox outbox;
 
     @Inject
     EmbeddedRelay embedded;
+
+    @Inject
+    TxinboxConfig config;
+
+    @Inject
+    OutboxSignal signal;
+
+    @Inject
+    OutboxPublisher publisher;
+
+    @Inject
+    OutboxMetrics metrics;
+
+    @Inject
+    ObjectMapper mapper;
+
+    @ConfigProperty(name = "quarkus.datasource.jdbc.url")
+    String url;
+
+    @ConfigProperty(name = "quarkus.datasource.username")
+    String user;
+
+    @ConfigProperty(name = "quarkus.datasource.password")
+    String password;
 
     private OutboxMessages published;
 
@@ -56,17 +75,33 @@ class OutboxWakeAndOutageTest extends ServiceTest {
         published = new OutboxMessages(queues);
     }
 
+    /** A relay as the embedded one is built, rung through {@code rungBy}, that does not poll. */
+    private OutboxRelay notPolling(String name, OutboxSignal rungBy) {
+        return new OutboxRelay(name, () -> DriverManager.getConnection(url, user, password), publisher,
+                Settings.notPolling(config.outbox()), rungBy, metrics, mapper);
+    }
+
     @Test
     @Order(1)
     void aCommitWakesTheRelay() {
-        OutboxRelay relay = embedded.relay().orElseThrow();
-        eventually().until(() -> relay.state().owned().size() == 16);
-        for (int i = 0; i < 3; i++) {
-            String a = unique("agg");
-            UUID id = QuarkusTransaction.requiringNew().call(() -> outbox.record("order", a, "Woken", "{}"));
-            eventually().until(() -> published.of(a).size() == 1);
-            assertTrue(published.of(a).get(0).body().contains(id.toString()));
+        // In place of the embedded relay, on this pod's signal (which its commits ring), one that does not poll.
+        OutboxRelay local = embedded.relay().orElseThrow();
+        local.stop(Duration.ofSeconds(10));
+        OutboxRelay relay = notPolling("outbox-relay-not-polling", signal);
+        try {
+            relay.start();
+            eventually().until(() -> relay.state().owned().size() == 16);
+            for (int i = 0; i < 3; i++) {
+                String a = unique("agg");
+                UUID id = QuarkusTransaction.requiringNew().call(() -> outbox.record("order", a, "Woken", "{}"));
+                eventually().until(() -> published.of(a).size() == 1);
+                assertTrue(published.of(a).get(0).body().contains(id.toString()));
+            }
+        } finally {
+            relay.stop(Duration.ofSeconds(10));
+            local.start();
         }
+        eventually().until(() -> local.state().owned().size() == 16);
     }
 
     @Test
@@ -101,7 +136,7 @@ class OutboxWakeAndOutageTest extends ServiceTest {
         OutboxRelay local = embedded.relay().orElseThrow();
         local.stop(Duration.ofSeconds(10));
         OutboxSignal otherPod = new OutboxSignal();
-        OutboxRelay remote = embedded.newRelay("outbox-relay-other-pod", otherPod);
+        OutboxRelay remote = notPolling("outbox-relay-other-pod", otherPod);
         OutboxListener listener = embedded.newListener("outbox-listener-other-pod", otherPod);
         try {
             remote.start();
