@@ -17,7 +17,11 @@ import dev.txinbox.support.Metrics;
 import dev.txinbox.support.ServiceTest;
 import io.quarkus.test.junit.QuarkusTest;
 
-/** Order events through orders.fifo, end to end: SQS → inbox → orders, each applied once. */
+/**
+ * Order events through orders.fifo, end to end: SQS → inbox → orders, each applied once; and the orders state
+ * machine's business rejections, final, kept with their reason, changing nothing and stalling no stream. Which
+ * status may become which is OrderStatusTest's, with no service.
+ */
 @QuarkusTest
 class OrderStreamTest extends ServiceTest {
 
@@ -96,5 +100,75 @@ class OrderStreamTest extends ServiceTest {
         assertEquals("SHIPPED", db.row("select status from orders where id = ?", order).get("status"));
         assertTrue(((String) db.row("select error_text from inbox_messages where message_id = ?", late)
                 .get("error_text")).contains("last applied 3"));
+    }
+
+    @Test
+    void paymentAfterCancellationIsRejectedWithItsReasonAndChangesNothing() {
+        String order = unique("ord");
+        String c = unique("evt"), x = unique("evt"), p = unique("evt");
+        queues.send("orders.fifo", order, created(c, order, 1L, 1000));
+        queues.send("orders.fifo", order, cancelled(x, order, 2L));
+        queues.send("orders.fifo", order, paid(p, order, 3L, 1000));
+
+        eventually().until(() -> "REJECTED".equals(db.inboxStatus("orders", p)));
+        Map<String, Object> entry = db.row("select error_text, processed_at from inbox_messages where message_id = ?", p);
+        assertTrue(((String) entry.get("error_text")).contains("not allowed for order " + order + " in status CANCELLED"),
+                entry.toString());
+        Map<String, Object> row = db.row("select status, paid_amount from orders where id = ?", order);
+        assertEquals("CANCELLED", row.get("status"));
+        assertEquals(null, row.get("paid_amount"));
+        assertEquals(0, db.count("select count(*) from payment_audit where order_id = ?", order));
+        // A rejection consumes its sequence number: the stream does not stall behind it.
+        assertEquals(3L, db.count("select last_sequence from stream_state where aggregate_id = ?", order));
+        eventually().until(() -> queues.depth("orders.fifo") == 0);
+    }
+
+    @Test
+    void aRejectedEventInsideADrainedGapDoesNotStallTheStream() {
+        String order = unique("ord");
+        String c = unique("evt"), s = unique("evt"), x = unique("evt");
+        // SHIPPED(2) before PAID is not allowed; CANCELLED(3) after it is.
+        queues.send("orders.fifo", order, cancelled(x, order, 3L));
+        queues.send("orders.fifo", order, shipped(s, order, 2L));
+        eventually().until(() -> "PARKED".equals(db.inboxStatus("orders", s)));
+        queues.send("orders.fifo", order, created(c, order, 1L, 1000));
+
+        eventually().until(() -> "PROCESSED".equals(db.inboxStatus("orders", x)));
+        assertEquals("REJECTED", db.inboxStatus("orders", s));
+        assertEquals("CANCELLED", db.row("select status from orders where id = ?", order).get("status"));
+    }
+
+    @Test
+    void aSecondPaymentIsRejectedAndEachAppliedPaymentHasExactlyOneAuditRow() {
+        String order = unique("ord");
+        String c = unique("evt"), p1 = unique("evt"), p2 = unique("evt");
+        queues.send("orders.fifo", order, created(c, order, null, 300));
+        eventually().until(() -> "PROCESSED".equals(db.inboxStatus("orders", c)));
+        queues.send("orders.fifo", order, paid(p1, order, null, 300));
+        queues.send("orders.fifo", order, paid(p1, order, null, 300));
+        queues.send("orders.fifo", order, paid(p2, order, null, 300));
+
+        eventually().until(() -> "REJECTED".equals(db.inboxStatus("orders", p2)));
+        assertEquals(1, db.count("select count(*) from payment_audit where order_id = ?", order));
+        assertEquals(1, db.count("select count(*) from payment_audit where message_id = ?", p1));
+        assertEquals(300L, db.count("select paid_amount from orders where id = ?", order));
+    }
+
+    @Test
+    void aReSentEventWithAnotherPayloadIsAConflictAndTheRecordStays() {
+        String order = unique("ord");
+        String c = unique("evt");
+        queues.send("orders.fifo", order, created(c, order, 1L, 500));
+        eventually().until(() -> "PROCESSED".equals(db.inboxStatus("orders", c)));
+        String recordedHash = (String) db.row("select payload_hash from inbox_messages where message_id = ?", c)
+                .get("payload_hash");
+
+        double conflicts = Metrics.outcomes("orders", "conflict");
+        queues.send("orders.fifo", order, created(c, order, 1L, 999));
+        eventually().until(() -> Metrics.outcomes("orders", "conflict") == conflicts + 1);
+        eventually().until(() -> queues.depth("orders.fifo") == 0);
+        assertEquals(500L, db.count("select amount from orders where id = ?", order));
+        assertEquals(recordedHash, db.row("select payload_hash from inbox_messages where message_id = ?", c)
+                .get("payload_hash"));
     }
 }
