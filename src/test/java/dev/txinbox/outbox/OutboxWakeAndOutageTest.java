@@ -32,7 +32,8 @@ import io.quarkus.test.junit.QuarkusTest;
  * A relay with its poll and its partition claims an hour apart, in place of the embedded one (which polls), so that
  * nothing but a commit's wake-up (or the end of a backoff) can make it look: an event that reaches the queue was sent
  * because its commit said so, to this pod's relay or, through PostgreSQL, to another pod's. And a broker outage: the
- * embedded relay backs off, reports it, and counts no attempt against the event.
+ * embedded relay backs off, reports it, and counts no attempt against the event; a relay that does not poll sends
+ * when its backoff ends.
  */
 @QuarkusTest
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
@@ -151,6 +152,39 @@ class OutboxWakeAndOutageTest extends ServiceTest {
         } finally {
             listener.stop(Duration.ofSeconds(10));
             remote.stop(Duration.ofSeconds(10));
+            local.start();
+        }
+        eventually().until(() -> local.state().owned().size() == 16);
+    }
+
+    @Test
+    @Order(4)
+    void aRelayThatDoesNotPollSendsWhenTheBackoffOfAnOutageEnds() {
+        // The embedded relay's claims (every 500 ms here) would make it look anyway; this one has only its backoff.
+        OutboxRelay local = embedded.relay().orElseThrow();
+        local.stop(Duration.ofSeconds(10));
+        OutboxRelay relay = notPolling("outbox-relay-not-polling", signal);
+        String a = unique("agg");
+        try {
+            relay.start();
+            eventually().until(() -> relay.state().owned().size() == 16);
+            ElasticMqResource.stopBroker();
+            UUID id;
+            try {
+                id = QuarkusTransaction.requiringNew().call(() -> outbox.record("order", a, "DuringOutage", "{}"));
+                eventually().atMost(Duration.ofSeconds(60))
+                        .until(() -> relay.state().publishing() == OutboxRelay.Publishing.UNAVAILABLE);
+                assertEquals(0, db.count("select attempts from outbox_events where id = ?", id));
+            } finally {
+                ElasticMqResource.startBroker();
+            }
+            // Nothing but the end of its backoff (at most 30 s) wakes it now: no commit, no poll, no claim.
+            eventually().atMost(Duration.ofSeconds(60)).until(() -> published.of(a).size() == 1);
+            assertTrue(published.of(a).get(0).body().contains(id.toString()));
+            assertEquals(0, db.count("select attempts from outbox_events where id = ?", id));
+            eventually().until(() -> relay.state().publishing() == OutboxRelay.Publishing.OK);
+        } finally {
+            relay.stop(Duration.ofSeconds(10));
             local.start();
         }
         eventually().until(() -> local.state().owned().size() == 16);
