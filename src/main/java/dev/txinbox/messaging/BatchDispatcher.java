@@ -35,7 +35,7 @@ import org.jboss.logging.Logger;
  * clocks run. The items waiting or being processed are counted in a {@link CallsInFlight}, which the stop
  * waits on ({@link #shutdown}).
  */
-final class BatchDispatcher<T> {
+public final class BatchDispatcher<T> {
 
     private static final Logger LOG = Logger.getLogger(BatchDispatcher.class);
     private static final CompletableFuture<Void> ACCEPTED = CompletableFuture.completedFuture(null);
@@ -57,7 +57,7 @@ final class BatchDispatcher<T> {
     private boolean stopping;
     private final Queue<CompletableFuture<Void>> rooms = new ConcurrentLinkedQueue<>();
 
-    BatchDispatcher(String name, int workerCount, int maxInFlight, int batchSize, Function<T, String> key,
+    public BatchDispatcher(String name, int workerCount, int maxInFlight, int batchSize, Function<T, String> key,
             Consumer<List<T>> processor) {
         this.name = name;
         this.maxInFlight = Math.max(maxInFlight, 1);
@@ -73,7 +73,7 @@ final class BatchDispatcher<T> {
     }
 
     /** Queues {@code item} behind the earlier items of its key; the stage completes when there is room for more. */
-    CompletionStage<Void> submit(T item) {
+    public CompletionStage<Void> submit(T item) {
         String k = key.apply(item);
         boolean full;
         lock.lock();
@@ -169,7 +169,7 @@ final class BatchDispatcher<T> {
      * run: the receiver is stopping, so their batch leaves its messages to the stop's hand-back at once, and only
      * what is already processing takes time. Returns whether every item ran.
      */
-    boolean shutdown(Duration grace) {
+    public boolean shutdown(Duration grace) {
         lock.lock();
         try {
             stopping = true;

@@ -54,7 +54,7 @@ public class BatchProcessor {
      * Processes one batch of {@code consumer}'s messages. Once {@code stopping}, a batch not begun is left
      * as it is: its messages are among those the stop hands back to their queue.
      */
-    void process(String consumer, TxinboxConfig.Consumer settings, ConsumerProgress progress, List<Delivery> batch,
+    public void process(String consumer, TxinboxConfig.Consumer settings, ConsumerProgress progress, List<Delivery> batch,
             BooleanSupplier stopping) {
         try {
             databaseGate.awaitOpen();

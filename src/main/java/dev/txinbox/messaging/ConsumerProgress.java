@@ -17,7 +17,7 @@ public final class ConsumerProgress {
     private volatile Instant lastFinished;
     private volatile Instant lastCommittedSentAt;
 
-    void taken(Delivery delivery) {
+    public void taken(Delivery delivery) {
         lastTaken = Instant.now();
         inFlightSentAt.put(delivery, delivery.sentAt() != null ? delivery.sentAt() : lastTaken);
     }

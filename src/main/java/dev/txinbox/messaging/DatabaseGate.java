@@ -48,7 +48,7 @@ public class DatabaseGate {
     }
 
     /** Completes when the database is reachable (at once while it is). */
-    synchronized CompletionStage<Void> whenOpen() {
+    public synchronized CompletionStage<Void> whenOpen() {
         return reopened;
     }
 
@@ -98,7 +98,7 @@ public class DatabaseGate {
 
     /** Lets waiting workers go (they then leave their batch to the stop's hand-back): the service is stopping. */
     @PreDestroy
-    void shutdown() {
+    public void shutdown() {
         prober.shutdownNow();
         synchronized (this) {
             reopened.complete(null);

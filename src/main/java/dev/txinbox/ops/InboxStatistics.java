@@ -14,7 +14,7 @@ import org.jboss.logging.Logger;
 import dev.txinbox.config.TxinboxConfig;
 import dev.txinbox.inbox.InboxStatus;
 import dev.txinbox.messaging.ConsumerProgress;
-import dev.txinbox.messaging.SqsInboxReceiver;
+import dev.txinbox.messaging.sqs.SqsInboxReceiver;
 import dev.txinbox.messaging.sqs.SqsQueues;
 import io.quarkus.scheduler.Scheduled;
 

@@ -15,16 +15,16 @@ class SwitchedOffChannelsLogFilterTest {
     @Test
     void theMethodOfASwitchedOffChannelDoesNotWarn() {
         assertFalse(filter.isLoggable(wiringReport(
-                "SubscriberMethod{method:'dev.txinbox.messaging.InboxChannels#notifications', incoming:'notifications'}"
+                "SubscriberMethod{method:'dev.txinbox.messaging.sqs.InboxChannels#notifications', incoming:'notifications'}"
                         + " has no upstream")));
     }
 
     @Test
     void anyOtherUnconnectedComponentStillWarnsWhole() {
         assertTrue(filter.isLoggable(wiringReport(
-                "SubscriberMethod{method:'dev.txinbox.messaging.InboxChannels#notifications', incoming:'notifications'}"
+                "SubscriberMethod{method:'dev.txinbox.messaging.sqs.InboxChannels#notifications', incoming:'notifications'}"
                         + " has no upstream",
-                "SubscriberMethod{method:'dev.txinbox.messaging.InboxChannels#orders', incoming:'orders'}"
+                "SubscriberMethod{method:'dev.txinbox.messaging.sqs.InboxChannels#orders', incoming:'orders'}"
                         + " has no upstream")));
         assertTrue(filter.isLoggable(wiringReport(
                 "PublisherMethod{method:'x.Y#events', outgoing:'notifications'} has no downstream")));

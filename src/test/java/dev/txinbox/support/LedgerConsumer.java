@@ -16,7 +16,7 @@ import dev.txinbox.inbox.HandlerResult;
 import dev.txinbox.inbox.InboxEvent;
 import dev.txinbox.inbox.InboxHandler;
 import dev.txinbox.inbox.InvalidMessageException;
-import dev.txinbox.messaging.SqsInboxReceiver;
+import dev.txinbox.messaging.sqs.SqsInboxReceiver;
 
 /**
  * A second consumer, "ledger", living only in the tests: the whole of it is this class plus the

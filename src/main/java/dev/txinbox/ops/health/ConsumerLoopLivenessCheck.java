@@ -15,7 +15,7 @@ import org.eclipse.microprofile.health.Liveness;
 import dev.txinbox.config.TxinboxConfig;
 import dev.txinbox.messaging.ConsumerProgress;
 import dev.txinbox.messaging.DatabaseGate;
-import dev.txinbox.messaging.SqsInboxReceiver;
+import dev.txinbox.messaging.sqs.SqsInboxReceiver;
 import dev.txinbox.messaging.sqs.SqsConnectivity;
 import dev.txinbox.messaging.sqs.SqsQueues;
 

@@ -1,4 +1,4 @@
-package dev.txinbox.messaging;
+package dev.txinbox.messaging.sqs;
 
 import java.util.concurrent.CompletionStage;
 
@@ -6,6 +6,7 @@ import jakarta.enterprise.context.ApplicationScoped;
 
 import org.eclipse.microprofile.reactive.messaging.Incoming;
 import org.eclipse.microprofile.reactive.messaging.Message;
+
 
 /**
  * The incoming SQS channels, one method per consumer. A new consumer needs its {@code InboxHandler}

@@ -1,4 +1,4 @@
-package dev.txinbox.messaging;
+package dev.txinbox.messaging.sqs;
 
 import java.time.Duration;
 import java.util.Map;
@@ -12,7 +12,13 @@ import org.eclipse.microprofile.reactive.messaging.Message;
 import org.jboss.logging.Logger;
 
 import dev.txinbox.config.TxinboxConfig;
-import dev.txinbox.messaging.sqs.ReceivedMessages;
+import dev.txinbox.messaging.BatchDispatcher;
+import dev.txinbox.messaging.BatchProcessor;
+import dev.txinbox.messaging.ConsumerProgress;
+import dev.txinbox.messaging.ConsumerSetupCheck;
+import dev.txinbox.messaging.DatabaseGate;
+import dev.txinbox.messaging.Delivery;
+import dev.txinbox.messaging.InboxMetrics;
 
 /**
  * The SQS channels' way into the pipeline, its receive edge: the adapter makes each received message a

@@ -1,4 +1,4 @@
-package dev.txinbox.messaging;
+package dev.txinbox.messaging.sqs;
 
 import java.time.Duration;
 
@@ -7,11 +7,9 @@ import jakarta.enterprise.event.Observes;
 
 import org.jboss.logging.Logger;
 
-import dev.txinbox.messaging.sqs.ReceivedMessages;
-import dev.txinbox.messaging.sqs.SettlementCalls;
-import dev.txinbox.messaging.sqs.SqsConnectivity;
-import dev.txinbox.messaging.sqs.SqsQueues;
 import io.quarkus.runtime.ShutdownEvent;
+import dev.txinbox.messaging.CallsInFlight;
+import dev.txinbox.messaging.DatabaseGate;
 
 /**
  * The graceful stop, on SIGTERM, before the database and SQS clients close. Its steps, in this order:
