@@ -9,7 +9,7 @@ import io.quarkus.narayana.jta.QuarkusTransaction;
  */
 public final class DeadLetter {
 
-    private final InboxRepository repository;
+    private final InboxFailures failures;
     private final IncomingMessage message;
     /** The event id, or a stand-in for a body without one, so that every dead letter has its row. */
     private final String recordId;
@@ -18,9 +18,9 @@ public final class DeadLetter {
     private final String reason;
     private final String error;
 
-    DeadLetter(InboxRepository repository, IncomingMessage message, InboxEvent event, String eventId, String reason,
+    DeadLetter(InboxFailures failures, IncomingMessage message, InboxEvent event, String eventId, String reason,
             String error) {
-        this.repository = repository;
+        this.failures = failures;
         this.message = message;
         this.event = event;
         this.recordId = eventId != null ? eventId
@@ -31,15 +31,15 @@ public final class DeadLetter {
     }
 
     /** Invalid at once, or a transient failure that used its last attempt. */
-    static DeadLetter of(InboxRepository repository, IncomingMessage message, InboxEvent event, String eventId,
+    static DeadLetter of(InboxFailures failures, IncomingMessage message, InboxEvent event, String eventId,
             String error, int attempts) {
-        return new DeadLetter(repository, message, event, eventId,
+        return new DeadLetter(failures, message, event, eventId,
                 attempts > 0 ? "gave up after " + attempts + " attempts" : "invalid message", error);
     }
 
     /** The same message failing again when an operator replays it: its copy is in the dead-letter queue already. */
     DeadLetter replayed() {
-        return new DeadLetter(repository, message, event, recordId, "replay", error);
+        return new DeadLetter(failures, message, event, recordId, "replay", error);
     }
 
     /** Why, in a few words: {@code invalid message} or {@code gave up after N attempts}. */
@@ -53,6 +53,6 @@ public final class DeadLetter {
      */
     public void record() {
         QuarkusTransaction.requiringNew()
-                .run(() -> repository.recordDead(message, recordId, event, reason + ": " + error));
+                .run(() -> failures.recordDead(message, recordId, event, reason + ": " + error));
     }
 }

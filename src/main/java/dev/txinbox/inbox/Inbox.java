@@ -46,14 +46,16 @@ public class Inbox {
     private final Map<String, InboxHandler> handlers = new HashMap<>();
     private final EventParser parser;
     private final InboxRepository repository;
+    private final InboxFailures failures;
+    private final InboxReadModel readModel;
     private final StreamOrdering ordering;
     private final FailurePolicy failurePolicy;
     private final EntityManager entityManager;
     private final List<PendingWrites> pendingWrites;
 
     public Inbox(@Any Instance<InboxHandler> handlers, EventParser parser, InboxRepository repository,
-            StreamOrdering ordering, FailurePolicy failurePolicy, EntityManager entityManager,
-            @Any Instance<PendingWrites> pendingWrites) {
+            InboxFailures failures, InboxReadModel readModel, StreamOrdering ordering, FailurePolicy failurePolicy,
+            EntityManager entityManager, @Any Instance<PendingWrites> pendingWrites) {
         for (InboxHandler handler : handlers) {
             InboxHandler previous = this.handlers.putIfAbsent(handler.consumer(), handler);
             if (previous != null) {
@@ -63,6 +65,8 @@ public class Inbox {
         }
         this.parser = parser;
         this.repository = repository;
+        this.failures = failures;
+        this.readModel = readModel;
         this.ordering = ordering;
         this.failurePolicy = failurePolicy;
         this.entityManager = entityManager;
@@ -255,7 +259,7 @@ public class Inbox {
         AtomicReference<Duration> delay = new AtomicReference<>();
         Optional<Integer> attempts;
         try {
-            attempts = QuarkusTransaction.requiringNew().call(() -> repository.recordFailure(message, event, error,
+            attempts = QuarkusTransaction.requiringNew().call(() -> failures.recordFailure(message, event, error,
                     attempt -> delay.updateAndGet(d -> failurePolicy.retryDelay(attempt, retry))));
         } catch (RuntimeException e) {
             String both = error + "; recording the attempt failed too: " + failurePolicy.describe(e);
@@ -280,7 +284,7 @@ public class Inbox {
     private InboxResult deadLettered(IncomingMessage message, InboxEvent event, String eventId, String error,
             int attempts) {
         return InboxResult.deadLettered(eventId, error, attempts,
-                DeadLetter.of(repository, message, event, eventId, error, attempts));
+                DeadLetter.of(failures, message, event, eventId, error, attempts));
     }
 
     /**
@@ -333,7 +337,7 @@ public class Inbox {
      */
     public Optional<InboxResult> replay(String consumer, String messageId, TxinboxConfig.Retry retry) {
         Optional<InboxMessage> entry = QuarkusTransaction.requiringNew()
-                .call(() -> repository.findEntry(consumer, messageId));
+                .call(() -> readModel.findEntry(consumer, messageId));
         return entry.map(e -> {
             IncomingMessage message = new IncomingMessage(consumer, e.body, e.messageId,
                     new MessageSource(e.sourceQueue, e.sourceMessageId, e.sourceGroupId, e.sourceSentAt,

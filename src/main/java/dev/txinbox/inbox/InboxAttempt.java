@@ -11,7 +11,7 @@ import jakarta.persistence.Table;
 
 import io.quarkus.hibernate.orm.panache.PanacheEntityBase;
 
-/** One failed attempt at an event (written by {@link InboxRepository#recordFailure}). */
+/** One failed attempt at an event (written by {@link InboxFailures#recordFailure}). */
 @Entity
 @Table(name = "inbox_attempts")
 public class InboxAttempt extends PanacheEntityBase {

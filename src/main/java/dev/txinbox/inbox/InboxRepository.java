@@ -1,13 +1,10 @@
 package dev.txinbox.inbox;
 
-import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Timestamp;
 import java.sql.Types;
-import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
@@ -16,7 +13,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.function.IntFunction;
 
 import jakarta.enterprise.context.ApplicationScoped;
 
@@ -26,21 +22,22 @@ import dev.txinbox.ordering.ParkedRun;
 import io.quarkus.hibernate.orm.panache.PanacheRepositoryBase;
 
 /**
- * Data access for {@code inbox_messages} and {@code inbox_attempts}: every statement that writes them is here and
- * nowhere else (the claim, the states, the attempts, the retention's deletes), and so are the reads the inbox's
- * own work needs (the parked rows it drains); what operators read is {@code ops/InboxReadModel}'s. Every method
- * must run inside the caller's JTA transaction.
+ * The hot path's data access to {@code inbox_messages}: the claims, the look-up of ids seen before, the rows'
+ * states, and the parked rows a drain or a gap release reads; and the round trip that tells an outage from its end,
+ * on the same connection the hot path takes. Every method must run inside the caller's JTA transaction. The inbox's
+ * other statements are apart, by concern: the failure path's writes in {@link InboxFailures}, the retention's
+ * deletes in {@link InboxRetention}, what operators read in {@link InboxReadModel}.
  * <p>
  * A Panache repository, because the inbox is an entity the admin API and handlers read through Hibernate;
- * but every statement on the hot path is JDBC on the transaction's own connection ({@code doWork}), one
- * style for all of them: each is a single statement PostgreSQL must see as written (upserts with
- * {@code ON CONFLICT … RETURNING}, arrays through {@code unnest}), which HQL cannot say, and none needs
- * the persistence context. Look-ups for the operator ({@link #findEntry}) stay Panache.
+ * but every statement here is JDBC on the transaction's own connection ({@code doWork}), one style for all of
+ * them: each is a single statement PostgreSQL must see as written (upserts with {@code ON CONFLICT … RETURNING},
+ * arrays through {@code unnest}), which HQL cannot say, and none needs the persistence context.
  */
 @ApplicationScoped
 public class InboxRepository implements PanacheRepositoryBase<InboxMessage, Long> {
 
-    private static final String INSERT = """
+    /** The single-row upsert, for the claim of an id seen before and for the failure path ({@link InboxFailures}). */
+    static final String INSERT = """
             insert into inbox_messages as m (consumer_name, message_id, status, event_type, aggregate_id,
                 sequence_number, payload_hash, body, source_queue, source_message_id, source_group_id,
                 source_sent_at, receive_count, attempt_count, error_text, received_at, processed_at, traceparent)
@@ -66,10 +63,6 @@ public class InboxRepository implements PanacheRepositoryBase<InboxMessage, Long
      * overwritten before commit whenever the outcome is not PROCESSED; nobody else can see it earlier.
      */
     private static final String CLAIM = INSERT.formatted("now()", "1");
-    /** A failed attempt, recorded in a transaction of its own after the business one rolled back. */
-    private static final String FAIL = INSERT.formatted("null", "1");
-    /** A dead letter: the message's copy is safe in the dead-letter queue. No attempt is added. */
-    private static final String DEAD = INSERT.formatted("now()", "0");
 
     /**
      * The batch claim: every new event id of a batch in one statement, in message-id order (so that two
@@ -105,17 +98,6 @@ public class InboxRepository implements PanacheRepositoryBase<InboxMessage, Long
             from unnest(?::bigint[], ?::text[], ?::text[], ?::boolean[], ?::int[])
                 as v(id, status, text, finished, attempts)
             where m.id = v.id
-            """;
-
-    /** Finished rows old enough to go, a batch at most, skipping rows another transaction holds. */
-    private static final String DELETE_FINISHED = """
-            with doomed as (
-                select id from inbox_messages
-                 where status = any (?) and processed_at < ?
-                 limit ? for update skip locked),
-            deleted as (
-                delete from inbox_messages m using doomed where m.id = doomed.id returning m.consumer_name)
-            select consumer_name, count(*) from deleted group by consumer_name
             """;
 
     /** A claimed row: its id, and which attempt at the event this is (1 unless earlier ones failed). */
@@ -204,41 +186,7 @@ public class InboxRepository implements PanacheRepositoryBase<InboxMessage, Long
                 .map(r -> new Claim(r[0], (int) r[1]));
     }
 
-    /**
-     * Records a failed attempt as FAILED with its error, the time of the next attempt (asked of
-     * {@code nextAttemptIn} with the attempt number) and a line of history. Returns the attempts counted so far, or empty when the id meanwhile belongs to a live
-     * row (another delivery of the same event succeeded: this one is then a duplicate).
-     */
-    public Optional<Integer> recordFailure(IncomingMessage message, InboxEvent event, String error,
-            IntFunction<Duration> nextAttemptIn) {
-        Optional<long[]> row = upsert(FAIL, message, event.eventId(), InboxStatus.FAILED, event, error);
-        row.ifPresent(r -> session().doWork(connection -> {
-            update(connection, "update inbox_messages set next_attempt_at = now() + ? * interval '1 millisecond'"
-                    + " where id = ?", nextAttemptIn.apply((int) r[1]).toMillis(), r[0]);
-            try (PreparedStatement ps = connection.prepareStatement("insert into inbox_attempts (consumer_name,"
-                    + " message_id, attempt, error_text, source_message_id, receive_count) values (?, ?, ?, ?, ?, ?)")) {
-                ps.setString(1, message.consumer());
-                ps.setString(2, event.eventId());
-                ps.setInt(3, (int) r[1]);
-                ps.setString(4, storable(error));
-                ps.setString(5, message.source().messageId());
-                setInteger(ps, 6, message.source().receiveCount());
-                ps.executeUpdate();
-            }
-        }));
-        return row.map(r -> (int) r[1]);
-    }
-
-    /**
-     * Records a dead-lettered message as DEAD with its reason, unless its id belongs to a live row
-     * (a valid copy was processed), which stays untouched. {@code event} is null for a body that never
-     * parsed. Returns whether a row was written.
-     */
-    public boolean recordDead(IncomingMessage message, String recordId, InboxEvent event, String reason) {
-        return upsert(DEAD, message, recordId, InboxStatus.DEAD, event, reason).isPresent();
-    }
-
-    private Optional<long[]> upsert(String sql, IncomingMessage message, String messageId, InboxStatus status,
+    Optional<long[]> upsert(String sql, IncomingMessage message, String messageId, InboxStatus status,
             InboxEvent event, String error) {
         MessageSource source = message.source();
         return session().doReturningWork(connection -> {
@@ -392,49 +340,6 @@ public class InboxRepository implements PanacheRepositoryBase<InboxMessage, Long
         });
     }
 
-    /**
-     * Deletes up to {@code limit} rows of these (finished) statuses that finished before {@code cutoff}, skipping
-     * rows another transaction holds; returns how many went, by consumer. A row's deletion ends the deduplication
-     * of its event id: the caller decides when that is safe. PARKED and FAILED entries still wait for something
-     * and are never deleted.
-     */
-    public Map<String, Long> deleteFinished(Collection<InboxStatus> statuses, Instant cutoff, int limit) {
-        if (statuses.contains(InboxStatus.PARKED) || statuses.contains(InboxStatus.FAILED)) {
-            throw new IllegalArgumentException("PARKED and FAILED entries are not finished: " + statuses);
-        }
-        String[] names = statuses.stream().map(Enum::name).toArray(String[]::new);
-        return session().doReturningWork(connection -> {
-            Map<String, Long> counts = new HashMap<>();
-            try (PreparedStatement ps = connection.prepareStatement(DELETE_FINISHED)) {
-                ps.setArray(1, connection.createArrayOf("text", names));
-                ps.setTimestamp(2, Timestamp.from(cutoff));
-                ps.setInt(3, limit);
-                try (ResultSet rs = ps.executeQuery()) {
-                    while (rs.next()) {
-                        counts.put(rs.getString(1), rs.getLong(2));
-                    }
-                }
-            }
-            return counts;
-        });
-    }
-
-    /** Deletes the attempt history, older than {@code cutoff}, of entries that are gone. */
-    public void deleteOrphanedAttempts(Instant cutoff) {
-        session().doWork(connection -> {
-            try (PreparedStatement ps = connection.prepareStatement("delete from inbox_attempts a where a.failed_at < ?"
-                    + " and not exists (select 1 from inbox_messages m where m.consumer_name = a.consumer_name"
-                    + " and m.message_id = a.message_id)")) {
-                ps.setTimestamp(1, Timestamp.from(cutoff));
-                ps.executeUpdate();
-            }
-        });
-    }
-
-    public Optional<InboxMessage> findEntry(String consumer, String messageId) {
-        return find("consumerName = ?1 and messageId = ?2", consumer, messageId).firstResultOptional();
-    }
-
     /** A round trip to the database, for telling an outage from its end. */
     public void ping() {
         session().doWork(connection -> {
@@ -442,15 +347,6 @@ public class InboxRepository implements PanacheRepositoryBase<InboxMessage, Long
                 ps.executeQuery().close();
             }
         });
-    }
-
-    private static void update(Connection connection, String sql, Object... args) throws SQLException {
-        try (PreparedStatement ps = connection.prepareStatement(sql)) {
-            for (int i = 0; i < args.length; i++) {
-                ps.setObject(i + 1, args[i]);
-            }
-            ps.executeUpdate();
-        }
     }
 
     /**
@@ -462,7 +358,7 @@ public class InboxRepository implements PanacheRepositoryBase<InboxMessage, Long
         return text == null || text.indexOf('\u0000') < 0 ? text : text.replace('\u0000', '\uFFFD');
     }
 
-    private static void setInteger(PreparedStatement ps, int index, Integer value) throws SQLException {
+    static void setInteger(PreparedStatement ps, int index, Integer value) throws SQLException {
         if (value == null) {
             ps.setNull(index, Types.INTEGER);
         } else {
@@ -470,7 +366,7 @@ public class InboxRepository implements PanacheRepositoryBase<InboxMessage, Long
         }
     }
 
-    private Session session() {
+    Session session() {
         return getEntityManager().unwrap(Session.class);
     }
 }

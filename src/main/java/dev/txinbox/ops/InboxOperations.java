@@ -10,6 +10,7 @@ import jakarta.enterprise.context.ApplicationScoped;
 
 import dev.txinbox.config.TxinboxConfig;
 import dev.txinbox.inbox.Inbox;
+import dev.txinbox.inbox.InboxReadModel;
 import dev.txinbox.inbox.InboxResult;
 import dev.txinbox.messaging.sqs.SqsQueues;
 import dev.txinbox.ordering.StreamOrdering;

@@ -12,6 +12,7 @@ import jakarta.enterprise.context.ApplicationScoped;
 import org.jboss.logging.Logger;
 
 import dev.txinbox.config.TxinboxConfig;
+import dev.txinbox.inbox.InboxReadModel;
 import dev.txinbox.inbox.InboxStatus;
 import dev.txinbox.messaging.ConsumerProgress;
 import dev.txinbox.messaging.sqs.SqsInboxReceiver;

@@ -15,7 +15,7 @@ import org.hibernate.Session;
 import org.jboss.logging.Logger;
 
 import dev.txinbox.config.TxinboxConfig;
-import dev.txinbox.inbox.InboxRepository;
+import dev.txinbox.inbox.InboxRetention;
 import dev.txinbox.inbox.InboxStatus;
 import dev.txinbox.messaging.sqs.SqsQueues;
 import io.micrometer.core.instrument.Counter;
@@ -30,7 +30,7 @@ import io.quarkus.scheduler.Scheduled;
  * FAILED, which are still waiting. In short transactions of {@code batch-size} rows, so that it never
  * holds locks the consumers need, and by one pod at a time: each batch takes a transaction-level
  * PostgreSQL advisory lock and stops when another pod holds it. This job decides when and how much; the
- * deletes are the inbox's own ({@link InboxRepository#deleteFinished}), as every write of its tables is.
+ * deletes are the inbox's own ({@link InboxRetention#deleteFinished}), as every write of its tables is.
  *
  * <p>A row's deletion ends the deduplication of its event id. Redeliveries come at the latest after the
  * queue's message retention, so the retention here must be longer: checked at start-up.
@@ -50,16 +50,16 @@ public class RetentionJob {
     }
 
     private final EntityManager entityManager;
-    private final InboxRepository repository;
+    private final InboxRetention inbox;
     private final TxinboxConfig.Retention config;
     private final MeterRegistry registry;
     private final TxinboxConfig txinbox;
     private final SqsQueues queues;
 
-    public RetentionJob(EntityManager entityManager, InboxRepository repository, TxinboxConfig txinbox,
+    public RetentionJob(EntityManager entityManager, InboxRetention inbox, TxinboxConfig txinbox,
             MeterRegistry registry, SqsQueues queues) {
         this.entityManager = entityManager;
-        this.repository = repository;
+        this.inbox = inbox;
         this.config = txinbox.retention();
         this.registry = registry;
         this.txinbox = txinbox;
@@ -82,7 +82,7 @@ public class RetentionJob {
         if (!lockedOut) {
             Instant cutoff = now.minus(config.processed().compareTo(config.dead()) > 0 ? config.processed()
                     : config.dead());
-            QuarkusTransaction.requiringNew().run(() -> repository.deleteOrphanedAttempts(cutoff));
+            QuarkusTransaction.requiringNew().run(() -> inbox.deleteOrphanedAttempts(cutoff));
         }
         Run run = new Run(deleted, lockedOut, Duration.ofNanos(System.nanoTime() - started));
         deleted.forEach((consumer, count) -> deletedCounter(consumer).increment(count));
@@ -110,7 +110,7 @@ public class RetentionJob {
     private Map<String, Long> deleteBatch(List<InboxStatus> statuses, Instant cutoff) {
         boolean held = entityManager.unwrap(Session.class)
                 .doReturningWork(connection -> RetentionLock.tryHold(connection, LOCK_KEY));
-        return held ? repository.deleteFinished(statuses, cutoff, config.batchSize()) : null;
+        return held ? inbox.deleteFinished(statuses, cutoff, config.batchSize()) : null;
     }
 
     /**

@@ -22,7 +22,7 @@ import dev.txinbox.inbox.InboxMessage;
 import dev.txinbox.inbox.Outcome;
 import dev.txinbox.ops.AdminInput;
 import dev.txinbox.ops.InboxOperations;
-import dev.txinbox.ops.InboxReadModel;
+import dev.txinbox.inbox.InboxReadModel;
 import dev.txinbox.ordering.StreamOrdering;
 import io.quarkus.qute.TemplateInstance;
 import io.smallrye.common.annotation.Blocking;

@@ -22,7 +22,7 @@ import dev.txinbox.config.TxinboxConfig;
 import dev.txinbox.inbox.InboxStatus;
 import dev.txinbox.inbox.Outcome;
 import dev.txinbox.ops.InboxOperations;
-import dev.txinbox.ops.InboxReadModel;
+import dev.txinbox.inbox.InboxReadModel;
 import dev.txinbox.ops.InboxStatistics;
 import io.quarkus.qute.TemplateInstance;
 import io.smallrye.common.annotation.Blocking;

@@ -35,7 +35,7 @@ import dev.txinbox.inbox.TraceParent;
 import dev.txinbox.ops.AdminAudit;
 import dev.txinbox.ops.AdminInput;
 import dev.txinbox.ops.InboxOperations;
-import dev.txinbox.ops.InboxReadModel;
+import dev.txinbox.inbox.InboxReadModel;
 import io.quarkus.qute.TemplateInstance;
 import io.smallrye.common.annotation.Blocking;
 

@@ -11,7 +11,7 @@ import java.util.Locale;
 
 import dev.txinbox.inbox.InboxAttempt;
 import dev.txinbox.inbox.InboxMessage;
-import dev.txinbox.ops.InboxReadModel;
+import dev.txinbox.inbox.InboxReadModel;
 import io.quarkus.qute.TemplateData;
 
 /**

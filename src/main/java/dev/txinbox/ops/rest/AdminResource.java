@@ -28,7 +28,7 @@ import dev.txinbox.inbox.InboxStatus;
 import dev.txinbox.ops.AdminAudit;
 import dev.txinbox.ops.AdminInput;
 import dev.txinbox.ops.InboxOperations;
-import dev.txinbox.ops.InboxReadModel;
+import dev.txinbox.inbox.InboxReadModel;
 import dev.txinbox.ops.InboxStatistics;
 import dev.txinbox.ordering.StreamOrdering;
 

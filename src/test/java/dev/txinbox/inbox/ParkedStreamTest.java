@@ -1,4 +1,4 @@
-package dev.txinbox.ops;
+package dev.txinbox.inbox;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 

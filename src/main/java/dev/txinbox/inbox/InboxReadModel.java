@@ -1,4 +1,4 @@
-package dev.txinbox.ops;
+package dev.txinbox.inbox;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -21,17 +21,14 @@ import jakarta.enterprise.context.ApplicationScoped;
 
 import org.hibernate.Session;
 
-import dev.txinbox.inbox.InboxAttempt;
-import dev.txinbox.inbox.InboxMessage;
-import dev.txinbox.inbox.InboxRepository;
-import dev.txinbox.inbox.InboxStatus;
 import dev.txinbox.sql.Columns;
 import io.quarkus.narayana.jta.QuarkusTransaction;
 
 /**
  * What operators read of the inbox, for the admin API, the console and the statistics behind health: every
  * query on {@code inbox_messages} (and an entry's attempts, and the parked streams' positions) that is not the
- * inbox's own work. Read-only; each read runs in a transaction of its own, or none.
+ * hot path's, and the look-up of one entry a replay starts from ({@link #findEntry}). Read-only; each read runs
+ * in a transaction of its own, or none, except {@link #findEntry}, which runs in the caller's.
  */
 @ApplicationScoped
 public class InboxReadModel {
@@ -121,6 +118,11 @@ public class InboxReadModel {
         this.dataSource = dataSource;
     }
 
+    /** One entry, by its consumer and event id; in the caller's transaction. */
+    public Optional<InboxMessage> findEntry(String consumer, String messageId) {
+        return repository.find("consumerName = ?1 and messageId = ?2", consumer, messageId).firstResultOptional();
+    }
+
     /** Entries by consumer and status, for every consumer that has any. */
     public Map<String, Map<String, Long>> countsByStatus() {
         Map<String, Map<String, Long>> counts = new TreeMap<>();
@@ -163,14 +165,14 @@ public class InboxReadModel {
     }
 
     public Optional<EntryDetail> entry(String consumer, String messageId) {
-        return QuarkusTransaction.requiringNew().call(() -> repository.findEntry(consumer, messageId)
+        return QuarkusTransaction.requiringNew().call(() -> findEntry(consumer, messageId)
                 .map(entry -> new EntryDetail(entry, InboxAttempt
                         .<InboxAttempt> list("consumerName = ?1 and messageId = ?2 order by attempt", consumer, messageId))));
     }
 
     /** The status an entry has now; empty when the consumer has no such entry. */
     public Optional<String> status(String consumer, String messageId) {
-        return QuarkusTransaction.requiringNew().call(() -> repository.findEntry(consumer, messageId)
+        return QuarkusTransaction.requiringNew().call(() -> findEntry(consumer, messageId)
                 .map(e -> e.status.name()));
     }
 
