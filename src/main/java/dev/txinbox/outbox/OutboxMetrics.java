@@ -14,7 +14,7 @@ import io.quarkus.runtime.StartupEvent;
 /**
  * The relay's counters (CONTRACT §6): {@code txinbox_outbox_published_total} and
  * {@code txinbox_outbox_failures_total{reason}}, every reason at 0 from the first scrape, so that alerts on
- * {@code increase()} have a series to fire on. The pending gauges are {@link OutboxStatistics}'s.
+ * {@code increase()} have a series to fire on. The pending gauges are {@code ops.metrics.OutboxStatistics}'.
  */
 @ApplicationScoped
 public class OutboxMetrics {

@@ -20,7 +20,8 @@ import io.quarkus.narayana.jta.QuarkusTransaction;
 
 /**
  * What an operator sees of the outbox and does to it: the waiting streams (aggregates whose next event the broker
- * refused), and for one of them a retry now or a skip of the event at its head; and the retention's deletes.
+ * refused), and for one of them a retry now or a skip of the event at its head; the backlog's numbers behind
+ * readiness and the gauges; and the retention's deletes.
  */
 @ApplicationScoped
 public class OutboxOperations {
@@ -54,6 +55,13 @@ public class OutboxOperations {
                 select id from outbox_events where timestamp < ? limit ? for update skip locked)
             """;
 
+    /** What is pending: not yet published nor skipped. */
+    private static final String PENDING = """
+            select count(*),
+                   coalesce(extract(epoch from now() - min(timestamp)), 0),
+                   count(distinct aggregateid) filter (where attempts > 0)
+              from outbox_events where published_at is null and skipped_at is null""";
+
     private final EntityManager entityManager;
     private final EmbeddedRelay relay;
     private final TransactionSynchronizationRegistry transaction;
@@ -71,6 +79,17 @@ public class OutboxOperations {
 
     public Optional<Waiting> waiting(String aggregateId) {
         return query(WAITING.formatted("and h.aggregateid = ?2"), 1, aggregateId).stream().findFirst();
+    }
+
+    /** The backlog's numbers: events pending, the oldest's age, aggregates waiting at a refused event. */
+    public record Backlog(long pending, double oldestPendingSeconds, long waitingStreams) {
+    }
+
+    /** What is pending now, in one query, in the caller's transaction. */
+    public Backlog backlog() {
+        Object[] row = (Object[]) entityManager.createNativeQuery(PENDING, Object[].class).getSingleResult();
+        return new Backlog(((Number) row[0]).longValue(), Math.max(0, ((Number) row[1]).doubleValue()),
+                ((Number) row[2]).longValue());
     }
 
     /**

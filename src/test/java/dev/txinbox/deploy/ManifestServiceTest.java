@@ -20,7 +20,7 @@ import jakarta.inject.Inject;
 import org.junit.jupiter.api.Test;
 
 import dev.txinbox.deploy.Manifests.Document;
-import dev.txinbox.ops.RetentionJob;
+import dev.txinbox.ops.retention.RetentionJob;
 import dev.txinbox.support.Metrics;
 import dev.txinbox.support.ServiceTest;
 import io.fabric8.kubernetes.api.model.Container;

@@ -12,7 +12,8 @@ import jakarta.inject.Inject;
 
 import org.junit.jupiter.api.Test;
 
-import dev.txinbox.ops.OutboxRetention;
+import dev.txinbox.ops.metrics.OutboxStatistics;
+import dev.txinbox.ops.retention.OutboxRetention;
 import dev.txinbox.support.Profiles;
 import dev.txinbox.support.ServiceTest;
 import io.quarkus.narayana.jta.QuarkusTransaction;

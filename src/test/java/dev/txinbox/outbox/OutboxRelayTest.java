@@ -25,7 +25,7 @@ import org.junit.jupiter.api.Test;
 
 import dev.txinbox.inbox.EventParser;
 import dev.txinbox.inbox.InboxEvent;
-import dev.txinbox.ops.AdminAudit;
+import dev.txinbox.ops.admin.AdminAudit;
 import dev.txinbox.support.ElasticMqResource;
 import dev.txinbox.support.JsonLogLines;
 import dev.txinbox.support.Metrics;

@@ -15,7 +15,8 @@ import jakarta.inject.Inject;
 import org.junit.jupiter.api.Test;
 
 import dev.txinbox.support.Metrics;
-import dev.txinbox.ops.OutboxRetention;
+import dev.txinbox.ops.metrics.OutboxStatistics;
+import dev.txinbox.ops.retention.OutboxRetention;
 import dev.txinbox.support.ServiceTest;
 import io.quarkus.test.junit.QuarkusTest;
 

@@ -20,8 +20,8 @@ import org.jboss.resteasy.reactive.RestQuery;
 
 import dev.txinbox.inbox.InboxMessage;
 import dev.txinbox.inbox.Outcome;
-import dev.txinbox.ops.AdminInput;
-import dev.txinbox.ops.InboxOperations;
+import dev.txinbox.ops.admin.AdminInput;
+import dev.txinbox.ops.admin.InboxOperations;
 import dev.txinbox.inbox.InboxReadModel;
 import dev.txinbox.ordering.StreamOrdering;
 import io.quarkus.qute.TemplateInstance;

@@ -15,7 +15,7 @@ import org.jboss.logging.Logger;
 import org.jboss.resteasy.reactive.server.ServerRequestFilter;
 import org.jboss.resteasy.reactive.server.ServerResponseFilter;
 
-import dev.txinbox.ops.AdminToken;
+import dev.txinbox.ops.admin.AdminToken;
 
 /**
  * The console's gate: every {@code /console} page needs an open session, except the sign-in page; with no

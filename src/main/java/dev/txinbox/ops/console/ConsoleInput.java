@@ -9,8 +9,8 @@ import java.util.function.Supplier;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.ws.rs.core.Response;
 
-import dev.txinbox.ops.AdminInput;
-import dev.txinbox.ops.InboxOperations;
+import dev.txinbox.ops.admin.AdminInput;
+import dev.txinbox.ops.admin.InboxOperations;
 
 /**
  * A page's parameters, read with the admin API's rules ({@link AdminInput}); what they refuse becomes a 400

@@ -22,12 +22,12 @@ import org.jboss.resteasy.reactive.RestForm;
 import org.jboss.resteasy.reactive.RestQuery;
 
 import dev.txinbox.config.TxinboxConfig;
-import dev.txinbox.ops.AdminInput;
-import dev.txinbox.ops.OutboxRepairs;
+import dev.txinbox.ops.admin.AdminInput;
+import dev.txinbox.ops.admin.OutboxRepairs;
 import dev.txinbox.outbox.EmbeddedRelay;
 import dev.txinbox.outbox.OutboxOperations;
 import dev.txinbox.outbox.OutboxRelay;
-import dev.txinbox.outbox.OutboxStatistics;
+import dev.txinbox.ops.metrics.OutboxStatistics;
 import io.quarkus.qute.TemplateInstance;
 import io.smallrye.common.annotation.Blocking;
 

@@ -15,7 +15,7 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.persistence.EntityManager;
 
 import dev.txinbox.config.TxinboxConfig;
-import dev.txinbox.ops.AdminToken;
+import dev.txinbox.ops.admin.AdminToken;
 import io.quarkus.narayana.jta.QuarkusTransaction;
 
 /**

@@ -17,8 +17,8 @@ import org.jboss.logging.Logger;
 import org.jboss.resteasy.reactive.RestForm;
 
 import dev.txinbox.config.TxinboxConfig;
-import dev.txinbox.ops.AdminAudit;
-import dev.txinbox.ops.AdminToken;
+import dev.txinbox.ops.admin.AdminAudit;
+import dev.txinbox.ops.admin.AdminToken;
 import io.quarkus.qute.TemplateInstance;
 import io.smallrye.common.annotation.Blocking;
 import io.smallrye.mutiny.Uni;

@@ -14,8 +14,8 @@ import jakarta.enterprise.context.ApplicationScoped;
 
 import dev.txinbox.inbox.Outcome;
 import dev.txinbox.messaging.InboxMetrics;
-import dev.txinbox.ops.InboxOperations;
-import dev.txinbox.ops.InboxStatistics;
+import dev.txinbox.ops.admin.InboxOperations;
+import dev.txinbox.ops.metrics.InboxStatistics;
 import io.micrometer.core.instrument.distribution.CountAtBucket;
 import io.micrometer.core.instrument.distribution.HistogramSnapshot;
 import io.quarkus.scheduler.Scheduled;

@@ -8,7 +8,7 @@ import org.eclipse.microprofile.health.HealthCheckResponseBuilder;
 import org.eclipse.microprofile.health.Readiness;
 
 import dev.txinbox.config.TxinboxConfig;
-import dev.txinbox.ops.InboxStatistics;
+import dev.txinbox.ops.metrics.InboxStatistics;
 
 /**
  * Readiness {@code inbox-lag}: whether the inbox keeps up, with the numbers behind it per consumer

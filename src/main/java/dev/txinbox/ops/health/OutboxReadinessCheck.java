@@ -10,7 +10,7 @@ import org.eclipse.microprofile.health.Readiness;
 import dev.txinbox.config.TxinboxConfig;
 import dev.txinbox.outbox.EmbeddedRelay;
 import dev.txinbox.outbox.OutboxRelay;
-import dev.txinbox.outbox.OutboxStatistics;
+import dev.txinbox.ops.metrics.OutboxStatistics;
 
 /**
  * Readiness {@code outbox} (CONTRACT §6): pending events and the oldest one's age, as {@code inbox-lag} reports the

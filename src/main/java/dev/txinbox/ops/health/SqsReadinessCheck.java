@@ -8,7 +8,7 @@ import org.eclipse.microprofile.health.HealthCheckResponseBuilder;
 import org.eclipse.microprofile.health.Readiness;
 
 import dev.txinbox.messaging.sqs.SqsConnectivity;
-import dev.txinbox.ops.InboxStatistics;
+import dev.txinbox.ops.metrics.InboxStatistics;
 
 /**
  * Readiness {@code sqs}: DOWN while receives fail, or while the last queue-depth call (made every few

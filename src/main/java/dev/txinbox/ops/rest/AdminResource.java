@@ -25,11 +25,11 @@ import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 
 import dev.txinbox.config.TxinboxConfig;
 import dev.txinbox.inbox.InboxStatus;
-import dev.txinbox.ops.AdminAudit;
-import dev.txinbox.ops.AdminInput;
-import dev.txinbox.ops.InboxOperations;
+import dev.txinbox.ops.admin.AdminAudit;
+import dev.txinbox.ops.admin.AdminInput;
+import dev.txinbox.ops.admin.InboxOperations;
 import dev.txinbox.inbox.InboxReadModel;
-import dev.txinbox.ops.InboxStatistics;
+import dev.txinbox.ops.metrics.InboxStatistics;
 import dev.txinbox.ordering.StreamOrdering;
 
 /** The operator API (CONTRACT §5): look into the inbox and repair it without SQL. */

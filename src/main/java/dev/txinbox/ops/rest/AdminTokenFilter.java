@@ -11,7 +11,7 @@ import jakarta.ws.rs.core.Response;
 import org.jboss.logging.Logger;
 import org.jboss.resteasy.reactive.server.ServerRequestFilter;
 
-import dev.txinbox.ops.AdminToken;
+import dev.txinbox.ops.admin.AdminToken;
 import io.vertx.core.http.HttpServerRequest;
 
 /**

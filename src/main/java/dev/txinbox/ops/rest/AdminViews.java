@@ -6,7 +6,7 @@ import java.util.Map;
 
 import dev.txinbox.inbox.InboxAttempt;
 import dev.txinbox.inbox.InboxMessage;
-import dev.txinbox.ops.InboxStatistics;
+import dev.txinbox.ops.metrics.InboxStatistics;
 import io.quarkus.runtime.annotations.RegisterForReflection;
 
 /** The JSON shapes of the admin API (registered for reflection: Jackson reads them in a native build too). */

@@ -19,13 +19,13 @@ import org.eclipse.microprofile.openapi.annotations.security.SecurityRequirement
 import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 
 import dev.txinbox.config.TxinboxConfig;
-import dev.txinbox.ops.AdminAudit;
-import dev.txinbox.ops.AdminInput;
-import dev.txinbox.ops.OutboxRepairs;
+import dev.txinbox.ops.admin.AdminAudit;
+import dev.txinbox.ops.admin.AdminInput;
+import dev.txinbox.ops.admin.OutboxRepairs;
 import dev.txinbox.outbox.EmbeddedRelay;
 import dev.txinbox.outbox.OutboxOperations;
 import dev.txinbox.outbox.OutboxRelay;
-import dev.txinbox.outbox.OutboxStatistics;
+import dev.txinbox.ops.metrics.OutboxStatistics;
 
 /** The outbox in the operator API: what is pending, the waiting streams, and a retry or skip of one (audited). */
 @Path("/admin/outbox")

@@ -1,4 +1,4 @@
-package dev.txinbox.ops;
+package dev.txinbox.ops.retention;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;

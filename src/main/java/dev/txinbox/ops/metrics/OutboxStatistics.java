@@ -1,13 +1,14 @@
-package dev.txinbox.outbox;
+package dev.txinbox.ops.metrics;
 
 import java.time.Instant;
 
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
-import jakarta.persistence.EntityManager;
 
 import org.jboss.logging.Logger;
 
+import dev.txinbox.outbox.EmbeddedRelay;
+import dev.txinbox.outbox.OutboxOperations;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.narayana.jta.QuarkusTransaction;
@@ -29,12 +30,12 @@ public class OutboxStatistics {
     public record Pending(long pending, double oldestPendingSeconds, long waitingStreams, Instant at, boolean readable) {
     }
 
-    private final EntityManager entityManager;
+    private final OutboxOperations operations;
     private final EmbeddedRelay relay;
     private volatile Pending latest = new Pending(0, 0, 0, Instant.now(), true);
 
-    public OutboxStatistics(EntityManager entityManager, EmbeddedRelay relay) {
-        this.entityManager = entityManager;
+    public OutboxStatistics(OutboxOperations operations, EmbeddedRelay relay) {
+        this.operations = operations;
         this.relay = relay;
     }
 
@@ -58,14 +59,8 @@ public class OutboxStatistics {
             return;
         }
         try {
-            Object[] row = QuarkusTransaction.requiringNew().call(() -> (Object[]) entityManager.createNativeQuery("""
-                    select count(*),
-                           coalesce(extract(epoch from now() - min(timestamp)), 0),
-                           count(distinct aggregateid) filter (where attempts > 0)
-                      from outbox_events where published_at is null and skipped_at is null""", Object[].class)
-                    .getSingleResult());
-            latest = new Pending(((Number) row[0]).longValue(), Math.max(0, ((Number) row[1]).doubleValue()),
-                    ((Number) row[2]).longValue(), Instant.now(), true);
+            OutboxOperations.Backlog now = QuarkusTransaction.requiringNew().call(operations::backlog);
+            latest = new Pending(now.pending(), now.oldestPendingSeconds(), now.waitingStreams(), Instant.now(), true);
         } catch (RuntimeException e) {
             LOG.debugf("outbox statistics: %s", e.getMessage());
             Pending previous = latest;

@@ -1,4 +1,4 @@
-package dev.txinbox.ops;
+package dev.txinbox.ops.admin;
 
 import java.time.Instant;
 import java.time.format.DateTimeParseException;

@@ -1,4 +1,4 @@
-package dev.txinbox.ops;
+package dev.txinbox.ops.retention;
 
 import static dev.txinbox.support.Events.created;
 import static dev.txinbox.support.Events.unique;

@@ -1,4 +1,4 @@
-package dev.txinbox.ops;
+package dev.txinbox.ops.retention;
 
 import java.time.Duration;
 import java.time.Instant;

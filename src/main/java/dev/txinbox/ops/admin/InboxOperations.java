@@ -1,4 +1,4 @@
-package dev.txinbox.ops;
+package dev.txinbox.ops.admin;
 
 import java.util.Map;
 import java.util.Optional;

@@ -1,4 +1,4 @@
-package dev.txinbox.ops;
+package dev.txinbox.ops.tracing;
 
 import java.util.Collection;
 
