@@ -21,7 +21,7 @@ import org.jboss.resteasy.reactive.RestQuery;
 import dev.txinbox.inbox.InboxMessage;
 import dev.txinbox.inbox.Outcome;
 import dev.txinbox.ops.admin.AdminInput;
-import dev.txinbox.ops.admin.InboxOperations;
+import dev.txinbox.ops.admin.InboxRepairs;
 import dev.txinbox.inbox.InboxReadModel;
 import dev.txinbox.ordering.StreamOrdering;
 import io.quarkus.qute.TemplateInstance;
@@ -42,13 +42,13 @@ public class ConsoleActions {
     /** A group retry replays at most this many entries, the oldest first; the rest wait for the next one. */
     static final int MAX_GROUP_RETRY = 500;
 
-    private final InboxOperations operations;
+    private final InboxRepairs operations;
     private final InboxReadModel readModel;
     private final ConsoleRequest request;
     private final ConsoleInput parameters;
     private final ConsoleClock clock;
 
-    public ConsoleActions(InboxOperations operations, InboxReadModel readModel, ConsoleRequest request,
+    public ConsoleActions(InboxRepairs operations, InboxReadModel readModel, ConsoleRequest request,
             ConsoleInput parameters, ConsoleClock clock) {
         this.operations = operations;
         this.readModel = readModel;
@@ -74,7 +74,7 @@ public class ConsoleActions {
         ConsoleSessions.Session session = request.formSession(csrf);
         String name = parameters.knownConsumer(consumer);
         String messageId = input(() -> AdminInput.id("id", id));
-        InboxOperations.Replay replay = operations.replay(session.actor(), name, messageId)
+        InboxRepairs.Replay replay = operations.replay(session.actor(), name, messageId)
                 .orElseThrow(() -> noEntry(name, messageId));
         Outcome outcome = replay.result().outcome();
         return result(Response.Status.OK, "entries", new ConsoleViews.Result("Replayed " + messageId,
@@ -180,7 +180,7 @@ public class ConsoleActions {
         ConsoleSessions.Session session = request.formSession(csrf);
         String name = parameters.knownConsumer(consumer);
         String id = input(() -> AdminInput.id("group", group));
-        InboxOperations.GroupRetry retry = operations.retryGroup(session.actor(), name, id, MAX_GROUP_RETRY)
+        InboxRepairs.GroupRetry retry = operations.retryGroup(session.actor(), name, id, MAX_GROUP_RETRY)
                 .orElseThrow(() -> noGroup(name));
         int retried = retry.retried();
         List<String> lines = new ArrayList<>();

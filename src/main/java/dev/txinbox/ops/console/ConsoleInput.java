@@ -10,7 +10,7 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.ws.rs.core.Response;
 
 import dev.txinbox.ops.admin.AdminInput;
-import dev.txinbox.ops.admin.InboxOperations;
+import dev.txinbox.ops.admin.InboxRepairs;
 
 /**
  * A page's parameters, read with the admin API's rules ({@link AdminInput}); what they refuse becomes a 400
@@ -19,9 +19,9 @@ import dev.txinbox.ops.admin.InboxOperations;
 @ApplicationScoped
 class ConsoleInput {
 
-    private final InboxOperations operations;
+    private final InboxRepairs operations;
 
-    ConsoleInput(InboxOperations operations) {
+    ConsoleInput(InboxRepairs operations) {
         this.operations = operations;
     }
 

@@ -21,7 +21,7 @@ import jakarta.ws.rs.core.MediaType;
 import dev.txinbox.config.TxinboxConfig;
 import dev.txinbox.inbox.InboxStatus;
 import dev.txinbox.inbox.Outcome;
-import dev.txinbox.ops.admin.InboxOperations;
+import dev.txinbox.ops.admin.InboxRepairs;
 import dev.txinbox.inbox.InboxReadModel;
 import dev.txinbox.ops.metrics.InboxStatistics;
 import io.quarkus.qute.TemplateInstance;
@@ -37,7 +37,7 @@ import io.smallrye.health.SmallRyeHealthReporter;
 @Produces(MediaType.TEXT_HTML)
 public class ConsoleOverview {
 
-    private final InboxOperations operations;
+    private final InboxRepairs operations;
     private final InboxReadModel readModel;
     private final InboxStatistics statistics;
     private final OutcomeHistory history;
@@ -46,7 +46,7 @@ public class ConsoleOverview {
     private final TxinboxConfig.Console config;
     private final ConsoleClock clock;
 
-    public ConsoleOverview(InboxOperations operations, InboxReadModel readModel, InboxStatistics statistics,
+    public ConsoleOverview(InboxRepairs operations, InboxReadModel readModel, InboxStatistics statistics,
             OutcomeHistory history, SmallRyeHealthReporter health, ConsoleRequest request, TxinboxConfig config, ConsoleClock clock) {
         this.operations = operations;
         this.readModel = readModel;

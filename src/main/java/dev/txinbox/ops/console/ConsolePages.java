@@ -34,7 +34,7 @@ import dev.txinbox.inbox.InboxStatus;
 import dev.txinbox.inbox.TraceParent;
 import dev.txinbox.ops.admin.AdminAudit;
 import dev.txinbox.ops.admin.AdminInput;
-import dev.txinbox.ops.admin.InboxOperations;
+import dev.txinbox.ops.admin.InboxRepairs;
 import dev.txinbox.inbox.InboxReadModel;
 import io.quarkus.qute.TemplateInstance;
 import io.smallrye.common.annotation.Blocking;
@@ -59,7 +59,7 @@ public class ConsolePages {
     private static final Pattern DEAD_REASON = Pattern.compile("^(invalid message|gave up after \\d+ attempts): (.*)$",
             Pattern.DOTALL);
 
-    private final InboxOperations operations;
+    private final InboxRepairs operations;
     private final AdminAudit audit;
     private final InboxReadModel readModel;
     private final ConsoleRequest request;
@@ -68,7 +68,7 @@ public class ConsolePages {
     private final ObjectMapper json;
     private final Optional<String> traceUrlTemplate;
 
-    public ConsolePages(InboxOperations operations, AdminAudit audit, InboxReadModel readModel,
+    public ConsolePages(InboxRepairs operations, AdminAudit audit, InboxReadModel readModel,
             ConsoleRequest request, ConsoleInput parameters, ConsoleClock clock,
             ObjectMapper json, TxinboxConfig config) {
         this.traceUrlTemplate = config.console().traceUrlTemplate();

@@ -14,7 +14,7 @@ import jakarta.enterprise.context.ApplicationScoped;
 
 import dev.txinbox.inbox.Outcome;
 import dev.txinbox.messaging.InboxMetrics;
-import dev.txinbox.ops.admin.InboxOperations;
+import dev.txinbox.ops.admin.InboxRepairs;
 import dev.txinbox.ops.metrics.InboxStatistics;
 import io.micrometer.core.instrument.distribution.CountAtBucket;
 import io.micrometer.core.instrument.distribution.HistogramSnapshot;
@@ -51,12 +51,12 @@ public class OutcomeHistory {
 
     private final OutcomeMinutes minutes = new OutcomeMinutes();
     private final Map<String, ArrayDeque<StageSample>> stageSamples = new HashMap<>();
-    private final InboxOperations operations;
+    private final InboxRepairs operations;
     private final InboxMetrics metrics;
     private final InboxStatistics statistics;
     private final ConsoleClock clock;
 
-    public OutcomeHistory(InboxOperations operations, InboxMetrics metrics, InboxStatistics statistics,
+    public OutcomeHistory(InboxRepairs operations, InboxMetrics metrics, InboxStatistics statistics,
             ConsoleClock clock) {
         this.operations = operations;
         this.metrics = metrics;

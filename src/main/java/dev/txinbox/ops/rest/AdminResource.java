@@ -27,7 +27,7 @@ import dev.txinbox.config.TxinboxConfig;
 import dev.txinbox.inbox.InboxStatus;
 import dev.txinbox.ops.admin.AdminAudit;
 import dev.txinbox.ops.admin.AdminInput;
-import dev.txinbox.ops.admin.InboxOperations;
+import dev.txinbox.ops.admin.InboxRepairs;
 import dev.txinbox.inbox.InboxReadModel;
 import dev.txinbox.ops.metrics.InboxStatistics;
 import dev.txinbox.ordering.StreamOrdering;
@@ -45,11 +45,11 @@ public class AdminResource {
     /** page × size must stay a valid row offset: 200 × 10,000,000 does. */
     static final int MAX_PAGE = 10_000_000;
 
-    private final InboxOperations operations;
+    private final InboxRepairs operations;
     private final InboxReadModel readModel;
     private final InboxStatistics statistics;
 
-    public AdminResource(InboxOperations operations, InboxReadModel readModel, InboxStatistics statistics) {
+    public AdminResource(InboxRepairs operations, InboxReadModel readModel, InboxStatistics statistics) {
         this.operations = operations;
         this.readModel = readModel;
         this.statistics = statistics;
@@ -102,7 +102,7 @@ public class AdminResource {
     @Operation(summary = "Run the entry's stored payload through the inbox again (idempotent)")
     public AdminViews.Replay replay(@PathParam("consumer") String consumer, @PathParam("messageId") String messageId) {
         consumer(consumer);
-        InboxOperations.Replay replay = operations.replay(AdminAudit.ADMIN_API, consumer, id("messageId", messageId))
+        InboxRepairs.Replay replay = operations.replay(AdminAudit.ADMIN_API, consumer, id("messageId", messageId))
                 .orElseThrow(() -> notFound("no entry " + messageId + " for consumer " + consumer));
         return new AdminViews.Replay(consumer, messageId, replay.result().outcome().label(), replay.result().detail(),
                 replay.statusNow());

@@ -22,7 +22,7 @@ import dev.txinbox.ordering.StreamOrdering;
  * class trusts what it gets.
  */
 @ApplicationScoped
-public class InboxOperations {
+public class InboxRepairs {
 
     /** What a replay did, and the entry's status afterwards. */
     public record Replay(InboxResult result, String statusNow) {
@@ -41,7 +41,7 @@ public class InboxOperations {
     private final SqsQueues queues;
     private final AdminAudit audit;
 
-    public InboxOperations(Inbox inbox, InboxReadModel readModel, TxinboxConfig config, SqsQueues queues,
+    public InboxRepairs(Inbox inbox, InboxReadModel readModel, TxinboxConfig config, SqsQueues queues,
             AdminAudit audit) {
         this.inbox = inbox;
         this.readModel = readModel;
