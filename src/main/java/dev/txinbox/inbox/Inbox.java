@@ -46,7 +46,7 @@ public class Inbox {
     private final Map<String, InboxHandler> handlers = new HashMap<>();
     private final EventParser parser;
     private final InboxRepository repository;
-    private final InboxFailures failures;
+    private final InboxFailures failureRecords;
     private final InboxReadModel readModel;
     private final StreamOrdering ordering;
     private final FailurePolicy failurePolicy;
@@ -54,7 +54,7 @@ public class Inbox {
     private final List<PendingWrites> pendingWrites;
 
     public Inbox(@Any Instance<InboxHandler> handlers, EventParser parser, InboxRepository repository,
-            InboxFailures failures, InboxReadModel readModel, StreamOrdering ordering, FailurePolicy failurePolicy,
+            InboxFailures failureRecords, InboxReadModel readModel, StreamOrdering ordering, FailurePolicy failurePolicy,
             EntityManager entityManager, @Any Instance<PendingWrites> pendingWrites) {
         for (InboxHandler handler : handlers) {
             InboxHandler previous = this.handlers.putIfAbsent(handler.consumer(), handler);
@@ -65,7 +65,7 @@ public class Inbox {
         }
         this.parser = parser;
         this.repository = repository;
-        this.failures = failures;
+        this.failureRecords = failureRecords;
         this.readModel = readModel;
         this.ordering = ordering;
         this.failurePolicy = failurePolicy;
@@ -259,7 +259,7 @@ public class Inbox {
         AtomicReference<Duration> delay = new AtomicReference<>();
         Optional<Integer> attempts;
         try {
-            attempts = QuarkusTransaction.requiringNew().call(() -> failures.recordFailure(message, event, error,
+            attempts = QuarkusTransaction.requiringNew().call(() -> failureRecords.recordFailure(message, event, error,
                     attempt -> delay.updateAndGet(d -> failurePolicy.retryDelay(attempt, retry))));
         } catch (RuntimeException e) {
             String both = error + "; recording the attempt failed too: " + failurePolicy.describe(e);
@@ -284,7 +284,7 @@ public class Inbox {
     private InboxResult deadLettered(IncomingMessage message, InboxEvent event, String eventId, String error,
             int attempts) {
         return InboxResult.deadLettered(eventId, error, attempts,
-                DeadLetter.of(failures, message, event, eventId, error, attempts));
+                DeadLetter.of(failureRecords, message, event, eventId, error, attempts));
     }
 
     /**
