@@ -33,7 +33,7 @@ public final class Service implements AutoCloseable {
      * measure others: later flags win.
      */
     static final List<String> POD_JVM = List.of("-XX:MaxRAM=384m", "-XX:-UseParallelGC", "-XX:+UseSerialGC",
-            "-XX:MaxRAMPercentage=25");
+            "-XX:MaxRAMPercentage=25", "-XX:TieredStopAtLevel=1");
 
     private final Child child;
     private final int httpPort;
