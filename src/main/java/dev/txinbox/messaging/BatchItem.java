@@ -11,7 +11,7 @@ final class BatchItem {
 
     final Delivery delivery;
     /** Its span, from when the batch's spans start. */
-    MessageTracing.Traced traced;
+    MessageSpan traced;
     /** Set before the inbox when it is held back behind its group; otherwise the inbox's. */
     InboxResult result;
     /** What settling the result made of it (a dead letter whose copy failed is retried). */

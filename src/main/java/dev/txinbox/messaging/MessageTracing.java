@@ -74,12 +74,6 @@ public class MessageTracing {
         }
     };
 
-    /** A message's span and what it gives the inbox, the outbox and the logs; {@link #NONE} when untraced. */
-    record Traced(Span span, Context context, String traceparent, String traceId) {
-
-        static final Traced NONE = new Traced(Span.getInvalid(), null, null, null);
-    }
-
     private final Tracer tracer;
     private final TextMapPropagator propagator;
 
@@ -124,7 +118,7 @@ public class MessageTracing {
     }
 
     /** Starts the span of one message, a child of its producer's context and linked to its batch. */
-    private Traced message(String consumer, Delivery delivery, Context parent, Span batch) {
+    private MessageSpan message(String consumer, Delivery delivery, Context parent, Span batch) {
         SpanBuilder builder = tracer.spanBuilder(delivery.queue() + " process").setSpanKind(SpanKind.CONSUMER)
                 .setParent(parent);
         SpanContext batchContext = batch.getSpanContext();
@@ -135,8 +129,8 @@ public class MessageTracing {
         SpanContext context = span.getSpanContext();
         if (!context.isValid()) {
             // Tracing is off: still carry the producer's trace id, so that the logs and the row keep it.
-            return delivery.traceparent() == null ? Traced.NONE
-                    : new Traced(span, null, delivery.traceparent(), TraceParent.traceId(delivery.traceparent()));
+            return delivery.traceparent() == null ? MessageSpan.NONE
+                    : new MessageSpan(span, null, delivery.traceparent(), TraceParent.traceId(delivery.traceparent()));
         }
         if (span.isRecording()) {
             span.setAttribute(SYSTEM, "aws_sqs").setAttribute(OPERATION, "process")
@@ -150,14 +144,14 @@ public class MessageTracing {
                 span.setAttribute(EVENT_ID, delivery.eventIdAttribute());
             }
         }
-        return new Traced(span, parent.with(span), traceparent(context), context.getTraceId());
+        return new MessageSpan(span, parent.with(span), traceparent(context), context.getTraceId());
     }
 
     /**
      * Ends a message's span with its outcome: a failed attempt and a dead letter end in error, a parked event says
      * why it waits. The detail is the inbox's own text (an error, a reason), never the payload.
      */
-    void end(Traced traced, InboxResult result, Outcome outcome) {
+    void end(MessageSpan traced, InboxResult result, Outcome outcome) {
         Span span = traced.span();
         if (span.isRecording()) {
             span.setAttribute(OUTCOME, outcome.label());
@@ -196,7 +190,7 @@ public class MessageTracing {
     }
 
     /** Puts a message's identity in the MDC: every line logged until {@link LogContext#clear} carries it. */
-    static void putMdc(String consumer, Delivery delivery, String eventId, Traced traced) {
+    static void putMdc(String consumer, Delivery delivery, String eventId, MessageSpan traced) {
         LogContext.of(consumer, eventId, delivery.messageId(), traced == null ? null : traced.traceId());
     }
 

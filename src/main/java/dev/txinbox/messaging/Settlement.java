@@ -76,7 +76,7 @@ public class Settlement {
 
     /** Sorts one message into the calls that settle it; returns its final outcome. */
     private Outcome settleOne(String consumer, TxinboxConfig.Consumer settings, Delivery delivery, InboxResult result,
-            MessageTracing.Traced traced, List<Delivery> deletes, List<Delivery> heldBack,
+            MessageSpan traced, List<Delivery> deletes, List<Delivery> heldBack,
             Map<Duration, List<Delivery>> retries) {
         if (logsAbout(result.outcome())) {
             MessageTracing.putMdc(consumer, delivery, result.eventId() != null ? result.eventId()
