@@ -5,6 +5,8 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
 import io.micrometer.core.instrument.Counter;
@@ -49,6 +51,16 @@ final class ResilientSqsClient implements SqsAsyncClient {
     private final SqsConnectivity connectivity;
     private final MeterRegistry registry;
     private final ReceivedMessages received;
+    /**
+     * Where backoffs end. Not the common fork-join pool, CompletableFuture's default: on a 1-2 CPU pod that is one
+     * thread, which any blocking task (a start-up check calling SQS during an outage) holds, and the receives
+     * would then stay silent past their backoff.
+     */
+    private final ScheduledExecutorService backoffs = Executors.newSingleThreadScheduledExecutor(task -> {
+        Thread thread = new Thread(task, "txinbox-sqs-backoff");
+        thread.setDaemon(true);
+        return thread;
+    });
 
     ResilientSqsClient(SqsAsyncClient delegate, SqsConnectivity connectivity, MeterRegistry registry,
             ReceivedMessages received) {
@@ -181,6 +193,7 @@ final class ResilientSqsClient implements SqsAsyncClient {
     @Override
     public void close() {
         // The Quarkus extension owns the delegate and closes it.
+        backoffs.shutdownNow();
     }
 
     /**
@@ -232,8 +245,8 @@ final class ResilientSqsClient implements SqsAsyncClient {
                 .tag("call", call).register(registry);
     }
 
-    private static Executor after(Duration delay) {
-        return CompletableFuture.delayedExecutor(delay.toMillis(), TimeUnit.MILLISECONDS);
+    private Executor after(Duration delay) {
+        return CompletableFuture.delayedExecutor(delay.toMillis(), TimeUnit.MILLISECONDS, backoffs);
     }
 
     private static Throwable unwrap(Throwable failure) {
