@@ -92,13 +92,6 @@ public interface TxinboxConfig {
         @Max(1000)
         int batchSize();
 
-        /**
-         * How long a worker waits for its batch to fill, under load only: while another batch is being processed
-         * (see BatchDispatcher). Zero: never.
-         */
-        @WithDefault("0ms")
-        Duration batchFillWait();
-
         /** Messages accepted from the channel but not finished, at most; beyond it, fetching waits. */
         @WithDefault("200")
         @Min(1)

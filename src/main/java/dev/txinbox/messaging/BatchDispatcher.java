@@ -27,12 +27,8 @@ import org.jboss.logging.Logger;
  * processed, all of one key together and in arrival order. A key is never in two batches at once, so the
  * items of one key are processed one after another, in order, and different keys side by side.
  * <p>
- * A batch waits to fill only under load: a worker that finds fewer than {@code batchSize} items ready while
- * another batch is being processed waits up to {@code fillWait} for more. Every batch pays the same fixed
- * price (a transaction, its claim and stream statements, a delete call), so under load a fuller batch is a
- * cheaper message; and under load a message already waits for a worker, so a few milliseconds more are
- * noise. When nothing else is being processed a worker takes what is ready at once: at light load a batch of
- * one goes without delay.
+ * No linger: a worker never waits for a batch to fill. At light load a batch of one goes at once, so
+ * latency does not grow; under load the items that arrived while the workers were busy make the batch.
  * <p>
  * {@link #submit} pushes back (returns an unfinished stage) once {@code maxInFlight} items are waiting
  * or being processed, so that the channel stops fetching instead of piling up messages whose visibility
@@ -47,7 +43,6 @@ public final class BatchDispatcher<T> {
     private final String name;
     private final int maxInFlight;
     private final int batchSize;
-    private final long fillWaitNanos;
     private final Function<T, String> key;
     private final Consumer<List<T>> processor;
     private final List<Thread> workers = new ArrayList<>();
@@ -57,19 +52,16 @@ public final class BatchDispatcher<T> {
     private final Map<String, ArrayDeque<T>> waiting = new HashMap<>();
     /** Keys with waiting items and nothing in a batch, in the order they became ready. */
     private final Set<String> ready = new LinkedHashSet<>();
-    /** The items waiting under the keys in {@link #ready}: what a worker would take now. */
-    private int readyItems;
     private final Set<String> busy = new HashSet<>();
     private final CallsInFlight inFlight = new CallsInFlight();
     private boolean stopping;
     private final Queue<CompletableFuture<Void>> rooms = new ConcurrentLinkedQueue<>();
 
-    public BatchDispatcher(String name, int workerCount, int maxInFlight, int batchSize, Duration fillWait,
-            Function<T, String> key, Consumer<List<T>> processor) {
+    public BatchDispatcher(String name, int workerCount, int maxInFlight, int batchSize, Function<T, String> key,
+            Consumer<List<T>> processor) {
         this.name = name;
         this.maxInFlight = Math.max(maxInFlight, 1);
         this.batchSize = Math.max(batchSize, 1);
-        this.fillWaitNanos = Math.max(fillWait.toNanos(), 0);
         this.key = key;
         this.processor = processor;
         for (int i = 1; i <= Math.max(workerCount, 1); i++) {
@@ -89,7 +81,6 @@ public final class BatchDispatcher<T> {
             waiting.computeIfAbsent(k, x -> new ArrayDeque<>()).add(item);
             if (!busy.contains(k)) {
                 ready.add(k);
-                readyItems++;
             }
             inFlight.started();
             full = inFlight.count() >= maxInFlight;
@@ -133,17 +124,12 @@ public final class BatchDispatcher<T> {
                     }
                     changed.awaitUninterruptibly();
                 }
-                awaitFill();
-                if (ready.isEmpty()) {
-                    continue; // another worker took them
-                }
                 for (Iterator<String> it = ready.iterator(); it.hasNext() && batch.size() < batchSize;) {
                     String k = it.next();
                     it.remove();
                     busy.add(k);
                     keys.add(k);
                     ArrayDeque<T> items = waiting.get(k);
-                    readyItems -= items.size();
                     while (!items.isEmpty() && batch.size() < batchSize) {
                         batch.add(items.poll());
                     }
@@ -163,10 +149,8 @@ public final class BatchDispatcher<T> {
             try {
                 for (String k : keys) {
                     busy.remove(k);
-                    ArrayDeque<T> items = waiting.get(k);
-                    if (items != null) {
+                    if (waiting.containsKey(k)) {
                         ready.add(k);
-                        readyItems += items.size();
                     }
                 }
                 inFlight.ended(batch.size());
@@ -176,26 +160,6 @@ public final class BatchDispatcher<T> {
             }
             for (int i = 0; i < batch.size(); i++) {
                 wakeOne();
-            }
-        }
-    }
-
-    /** Under load (another batch being processed), waits up to the fill wait for a full batch; holds the lock. */
-    private void awaitFill() {
-        if (fillWaitNanos == 0 || busy.isEmpty()) {
-            return;
-        }
-        long deadline = System.nanoTime() + fillWaitNanos;
-        while (readyItems < batchSize && !stopping) {
-            long left = deadline - System.nanoTime();
-            if (left <= 0) {
-                return;
-            }
-            try {
-                changed.awaitNanos(left);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return;
             }
         }
     }

@@ -39,7 +39,7 @@ class BatchDispatcherTest {
     }
 
     private BatchDispatcher<Item> start(int workers, int maxInFlight, int batchSize, Consumer<List<Item>> work) {
-        dispatcher = new BatchDispatcher<>("test", workers, maxInFlight, batchSize, Duration.ZERO, Item::group, batch -> {
+        dispatcher = new BatchDispatcher<>("test", workers, maxInFlight, batchSize, Item::group, batch -> {
             work.accept(batch);
             batches.add(batch.stream().map(Item::name).toList());
         });

@@ -113,7 +113,7 @@ public class SqsInboxReceiver {
     private BatchDispatcher<Delivery> dispatcher(String consumer, TxinboxConfig.Consumer settings,
             ConsumerProgress consumerProgress) {
         return dispatchers.computeIfAbsent(consumer, name -> new BatchDispatcher<>(name, settings.parallelism(),
-                settings.maxInFlight(), settings.batchSize(), settings.batchFillWait(), Delivery::orderingKey,
+                settings.maxInFlight(), settings.batchSize(), Delivery::orderingKey,
                 batch -> processor.process(name, settings, consumerProgress, batch, () -> stopping)));
     }
 }
