@@ -876,16 +876,13 @@ public final class Bench implements AutoCloseable {
         double consumerCpu = (w.after.consumer - w.before.consumer) / messages;
         double postgresCpu = (w.after.postgres - w.before.postgres) / messages;
         double brokerCpu = (w.after.broker - w.before.broker) / messages;
-        Double jit = w.after.threads.containsKey(JIT_THREADS)
-                ? (w.after.threads.get(JIT_THREADS) - w.before.threads.getOrDefault(JIT_THREADS, 0.0)) / messages
-                : null;
+        Map<String, Double> threads = Proc.threadCpuDeltas(w.before.threads, w.after.threads);
+        Double jit = threads.containsKey(JIT_THREADS) ? threads.get(JIT_THREADS) / messages : null;
         Double relayThreads = !consumer.equals("relay") ? null : RELAY_THREADS.stream()
-                .mapToDouble(t -> w.after.threads.getOrDefault(t, 0.0) - w.before.threads.getOrDefault(t, 0.0))
-                .sum() / messages;
+                .mapToDouble(t -> threads.getOrDefault(t, 0.0)).sum() / messages;
         Map<String, Double> cpuGroups = new LinkedHashMap<>();
         CPU_GROUPS.forEach(g -> cpuGroups.put(g, 0.0));
-        w.after.threads.forEach((thread, ms) -> cpuGroups.merge(cpuGroup(thread),
-                (ms - w.before.threads.getOrDefault(thread, 0.0)) / messages, Double::sum));
+        threads.forEach((thread, ms) -> cpuGroups.merge(cpuGroup(thread), ms / messages, Double::sum));
         cpuGroups.replaceAll((g, v) -> Math.round(v * 1000) / 1000.0);
         // The consumer's database's own backends, alive as the window closes (a pool's connections live through it):
         // what the whole server's figure is when nothing else uses PostgreSQL, less its shared background work.
@@ -898,7 +895,7 @@ public final class Bench implements AutoCloseable {
                 consumerCpu + postgresCpu + brokerCpu, (w.after.producer - w.before.producer) / messages,
                 (double) w.sqsRequests / messages, w.sqsCalls, rss,
                 latency == null ? null : latency[0], latency == null ? null : latency[1],
-                latency == null ? null : latency[2], verdict, jit, perMessage(w.before.threads, w.after.threads, messages),
+                latency == null ? null : latency[2], verdict, jit, perMessage(threads, messages),
                 w.statements, stages, load, results.relativize(log).toString(), relayThreads, cpuGroups, databaseCpu);
     }
 
@@ -930,10 +927,10 @@ public final class Bench implements AutoCloseable {
     }
 
     /** CPU ms per message by thread group, largest first, leaving out what rounds to nothing. */
-    private static Map<String, Double> perMessage(Map<String, Double> before, Map<String, Double> after, long messages) {
+    private static Map<String, Double> perMessage(Map<String, Double> threads, long messages) {
         Map<String, Double> result = new LinkedHashMap<>();
-        after.entrySet().stream()
-                .map(e -> Map.entry(e.getKey(), (e.getValue() - before.getOrDefault(e.getKey(), 0.0)) / messages))
+        threads.entrySet().stream()
+                .map(e -> Map.entry(e.getKey(), e.getValue() / messages))
                 .filter(e -> e.getValue() >= 0.005)
                 .sorted(Map.Entry.<String, Double>comparingByValue().reversed())
                 .forEach(e -> result.put(e.getKey(), Math.round(e.getValue() * 1000) / 1000.0));

@@ -58,7 +58,7 @@ public final class Progress {
 
     /**
      * Child side, as it exits: one JSON line with {@code fields}, its own CPU ({@code cpuMillis}) and its
-     * CPU by thread ({@code threadCpuMillis}, as {@link Proc#threadCpuMillis} groups it), which /proc no
+     * CPU by thread ({@code threadCpuMillis}, as {@link Proc#threadCpuMillis} keys it), which /proc no
      * longer has once the process is gone.
      */
     public static void summary(Map<String, Object> fields) throws JsonProcessingException {

@@ -96,23 +96,42 @@ public final class Proc {
     }
 
     /**
-     * CPU per thread of a process, in milliseconds, summed by thread name with digits removed
-     * ("txinbox-orders-3" counts as "txinbox-orders-N"): where a JVM's CPU goes, without a profiler.
+     * CPU per live thread of a process, in milliseconds, keyed {@code name/tid} with the name's digits removed
+     * ("txinbox-orders-3" is "txinbox-orders-N"): where a JVM's CPU goes, without a profiler. Keyed by thread, not
+     * summed by name, because the JVM ends threads it no longer needs (compiler threads among them): a sum by name
+     * taken before and after such an end falls, and its difference comes out negative. {@link #threadCpuDeltas}
+     * takes the difference thread by thread.
      */
     public static java.util.Map<String, Double> threadCpuMillis(long pid) {
-        java.util.Map<String, Double> byName = new java.util.TreeMap<>();
+        java.util.Map<String, Double> byThread = new java.util.TreeMap<>();
         try (Stream<Path> tasks = Files.list(Path.of("/proc/" + pid + "/task"))) {
             for (Path task : tasks.toList()) {
                 long tid = Long.parseLong(task.getFileName().toString());
                 long[] fields = stat(pid + "/task/" + tid);
                 String name = comm(pid + "/task/" + tid).replaceAll("[0-9]+", "N");
                 if (fields != null) {
-                    byName.merge(name, (fields[0] + fields[1]) * MS_PER_TICK, Double::sum);
+                    byThread.put(name + "/" + tid, (fields[0] + fields[1]) * MS_PER_TICK);
                 }
             }
         } catch (IOException | RuntimeException e) {
             // gone
         }
+        return byThread;
+    }
+
+    /**
+     * The CPU each thread name spent between two {@link #threadCpuMillis} readings: for every thread alive at the
+     * second, what it spent since the first (all of it, if it began since). A thread that ended in between is not
+     * counted: /proc keeps nothing of it, and its process's total (from its own stat) is the figure that holds it.
+     */
+    public static java.util.Map<String, Double> threadCpuDeltas(java.util.Map<String, Double> before,
+            java.util.Map<String, Double> after) {
+        java.util.Map<String, Double> byName = new java.util.TreeMap<>();
+        after.forEach((thread, ms) -> {
+            int slash = thread.lastIndexOf('/');
+            String name = slash < 0 ? thread : thread.substring(0, slash);
+            byName.merge(name, ms - before.getOrDefault(thread, 0.0), Double::sum);
+        });
         return byName;
     }
 

@@ -272,9 +272,9 @@ public final class CamelConsumer {
                 / 1e6;
     }
 
-    /** This process's CPU by thread, in ms, summed by /proc's thread name with digits as N (as the harness groups). */
+    /** This process's CPU by live thread, in ms, keyed {@code name/tid} with the name's digits as N (as the harness keys it). */
     private static Map<String, Double> threadCpuMillis() {
-        Map<String, Double> byName = new TreeMap<>();
+        Map<String, Double> byThread = new TreeMap<>();
         try (Stream<Path> tasks = Files.list(Path.of("/proc/self/task"))) {
             for (Path task : tasks.toList()) {
                 try {
@@ -282,7 +282,7 @@ public final class CamelConsumer {
                     String[] rest = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
                     double ms = (Long.parseLong(rest[11]) + Long.parseLong(rest[12])) * 10.0;
                     String name = Files.readString(task.resolve("comm")).trim().replaceAll("[0-9]+", "N");
-                    byName.merge(name, ms, Double::sum);
+                    byThread.put(name + "/" + task.getFileName(), ms);
                 } catch (IOException | RuntimeException e) {
                     // the thread is gone
                 }
@@ -290,6 +290,6 @@ public final class CamelConsumer {
         } catch (IOException e) {
             // no /proc
         }
-        return byName;
+        return byThread;
     }
 }
