@@ -57,12 +57,6 @@ public class ReceivedMessages {
         return SqsDelivery.of(queue, message, was == null ? now : was.receivedAtNanos(), now);
     }
 
-    /** txinbox took the message from the channel; how long it waited in the connector's buffer (0 if never noted). */
-    public long taken(String receiptHandle) {
-        Waiting was = waiting.get(receiptHandle);
-        return was == null ? 0 : System.nanoTime() - was.receivedAtNanos();
-    }
-
     /** A worker begins the message's batch: from here on it is settled, not handed back. */
     public void started(SqsDelivery delivery) {
         waiting.remove(delivery.receiptHandle());

@@ -14,6 +14,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
+import org.eclipse.microprofile.reactive.messaging.Metadata;
 import org.elasticmq.NodeAddress;
 import org.elasticmq.rest.sqs.SQSRestServer;
 import org.elasticmq.rest.sqs.SQSRestServerBuilder;
@@ -23,6 +24,7 @@ import org.junit.jupiter.api.Test;
 
 import dev.txinbox.support.TestQueues;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.smallrye.reactive.messaging.aws.sqs.SqsIncomingMetadata;
 import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
 import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 import software.amazon.awssdk.http.nio.netty.NettyNioAsyncHttpClient;
@@ -130,7 +132,9 @@ class StoppingReceiveTest {
         List<Message> fetched = client.receiveMessage(r -> r.queueUrl(queues.url(QUEUE)).maxNumberOfMessages(10)
                 .waitTimeSeconds(1)).get(10, TimeUnit.SECONDS).messages();
         assertEquals(1, fetched.size());
-        received.taken(fetched.get(0).receiptHandle()); // queued in a dispatcher; no worker has begun its batch
+        // Taken from the channel (queued in a dispatcher); no worker has begun its batch.
+        received.delivery(QUEUE, org.eclipse.microprofile.reactive.messaging.Message.of(fetched.get(0).body(),
+                Metadata.of(new SqsIncomingMetadata(fetched.get(0)))));
 
         connectivity.stopReceiving();
         assertEquals(1, received.handBack(sdk).get(5, TimeUnit.SECONDS));
