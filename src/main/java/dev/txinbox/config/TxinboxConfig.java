@@ -310,15 +310,6 @@ public interface TxinboxConfig {
         @DurationMin(millis = 10)
         Duration pollInterval();
 
-        /**
-         * While events keep coming, the shortest time from one round's start to the next
-         * ({@code TXINBOX_OUTBOX_RELAY_LINGER}): a round then gathers the commits of this while, in fewer statements
-         * and fuller calls. An event committed after a quiet spell is sent at once; 0 sends after every commit.
-         */
-        @WithDefault("0s")
-        @DurationMax(seconds = 1)
-        Duration linger();
-
         /** How often an instance tries to take partitions nobody owns (a crashed pod's) or gives its surplus back. */
         @WithDefault("5s")
         @DurationMin(millis = 100)

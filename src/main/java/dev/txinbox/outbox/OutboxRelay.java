@@ -6,7 +6,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Set;
-import java.util.concurrent.TimeUnit;
 
 import org.jboss.logging.Logger;
 
@@ -57,8 +56,6 @@ public final class OutboxRelay {
     private volatile boolean running;
     private Thread thread;
     private Instant nextClaim = Instant.EPOCH;
-    /** Whether the next round waits out the linger: not after a full page, which has more behind it already. */
-    private boolean paced;
 
     public OutboxRelay(String name, Connector connector, OutboxPublisher publisher, TxinboxConfig.Outbox config,
             OutboxSignal signal, OutboxMetrics metrics, ObjectMapper mapper) {
@@ -122,8 +119,6 @@ public final class OutboxRelay {
     private void loop() {
         try {
             while (running) {
-                long started = System.nanoTime();
-                paced = true;
                 Duration idle;
                 try {
                     idle = round();
@@ -136,7 +131,6 @@ public final class OutboxRelay {
                 if (!idle.isZero() && running) {
                     wakeup.await(idle);
                 }
-                linger(started);
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -161,11 +155,11 @@ public final class OutboxRelay {
         if (now.isBefore(health.backoffUntil())) {
             return min(Duration.between(now, health.backoffUntil()), untilClaim);
         }
-        OutboxStore.Next next = OutboxStore.Next.WHEN_RUNG;
+        boolean more = false;
         sender.newRound();
         try {
             if (!ownership.owned().isEmpty()) {
-                next = publish();
+                more = publish();
             }
             if (sender.sends() == 0 && !health.ok() && !ownership.owned().isEmpty()) {
                 sender.probe();
@@ -173,26 +167,14 @@ public final class OutboxRelay {
         } catch (PublishException e) {
             return health.brokerFailed(e);
         }
-        paced = next != OutboxStore.Next.AT_ONCE;
-        return next == OutboxStore.Next.WHEN_RUNG ? min(config.relay().pollInterval(), untilClaim) : Duration.ZERO;
+        return more ? Duration.ZERO : min(config.relay().pollInterval(), untilClaim);
     }
 
     /**
-     * Waits until the linger has passed since the round began: under a stream of commits, each of which rings, the
-     * next round then carries a linger's worth of them. After a quiet spell the linger has long passed.
-     */
-    private void linger(long started) throws InterruptedException {
-        long left = config.relay().linger().toNanos() - (System.nanoTime() - started);
-        if (paced && running && left > 0) {
-            TimeUnit.NANOSECONDS.sleep(left);
-        }
-    }
-
-    /**
-     * Sends a page of the due heads of the owned partitions, and says when to read again. What
+     * Sends a page of the due heads of the owned partitions; true when there may be more to send at once. What
      * exceeds the broker's size limit on its own is refused before any call, since no call could carry it.
      */
-    private OutboxStore.Next publish() throws SQLException {
+    private boolean publish() throws SQLException {
         OutboxStore.Page page = store.nextPage(ownership.owned());
         List<String> bodies = page.heads().stream().map(format::body).toList();
         int maxBytes = config.relay().maxMessageBytes();
@@ -200,7 +182,7 @@ public final class OutboxRelay {
         for (Call.Oversized oversized : plan.oversized()) {
             sender.refuse(oversized.head(), oversized.reason(maxBytes));
         }
-        return page.next(sender.send(plan.calls()));
+        return page.more(sender.send(plan.calls()));
     }
 
     /** Ends the session: its partitions pass to the other relays. */

@@ -47,21 +47,12 @@ final class OutboxStore {
     record Page(List<Head> heads, boolean fromStart, boolean wrapped) {
 
         /**
-         * When the relay reads again: at once when the page was full, or the walk began mid-way and so has
-         * aggregates before this page still to look at; soon when something was published (its successor may be
-         * due now), paced by the linger; otherwise when a commit rings or the poll comes round.
+         * Whether the relay should read again at once: something was published (its successor may be due now), the
+         * page was full, or the walk began mid-way and so has aggregates before this page still to look at.
          */
-        Next next(boolean published) {
-            if (!wrapped || !fromStart) {
-                return Next.AT_ONCE;
-            }
-            return published ? Next.SOON : Next.WHEN_RUNG;
+        boolean more(boolean published) {
+            return published || !wrapped || !fromStart;
         }
-    }
-
-    /** When the relay reads its next page. */
-    enum Next {
-        AT_ONCE, SOON, WHEN_RUNG
     }
 
     private final OutboxRelay.Connector connector;

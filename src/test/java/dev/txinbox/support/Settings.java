@@ -21,7 +21,7 @@ public final class Settings {
     public static TxinboxConfig.Outbox notPolling(TxinboxConfig.Outbox outbox) {
         TxinboxConfig.Relay relay = outbox.relay();
         return new Outbox(outbox.queue(), outbox.partitions(), outbox.retention(), outbox.retentionBatchSize(),
-                outbox.maxPendingAge(), new Relay(relay.enabled(), Duration.ofHours(1), relay.linger(), Duration.ofHours(1),
+                outbox.maxPendingAge(), new Relay(relay.enabled(), Duration.ofHours(1), Duration.ofHours(1),
                         relay.retryBase(), relay.retryCap(), relay.maxMessageBytes()));
     }
 
@@ -33,7 +33,7 @@ public final class Settings {
             Duration maxPendingAge, TxinboxConfig.Relay relay) implements TxinboxConfig.Outbox {
     }
 
-    private record Relay(boolean enabled, Duration pollInterval, Duration linger, Duration claimInterval, Duration retryBase,
+    private record Relay(boolean enabled, Duration pollInterval, Duration claimInterval, Duration retryBase,
             Duration retryCap, int maxMessageBytes) implements TxinboxConfig.Relay {
     }
 }
