@@ -998,10 +998,11 @@ public final class Bench implements AutoCloseable {
                     + " ms%n", stage, t.meanMs(), t.p50Ms(), t.p95Ms(), t.p99Ms()));
         }
         if (r.pgStatements() != null) {
-            System.out.printf("    PostgreSQL statements: %d, %.2f per message%s; the most called, per message:%n",
+            System.out.printf("    PostgreSQL statements: %d, %.2f per message%s; the costliest, per message (calls, µs executing):%n",
                     r.pgStatements().calls(), r.pgStatementsPerMessage(), r.pgStatements().deallocated() == 0 ? ""
                             : " (SHORT: pg_stat_statements evicted " + r.pgStatements().deallocated() + " entries meanwhile)");
-            r.pgStatements().top().forEach(t -> System.out.printf("      %6.3f  %s%n", t.perMessage(), t.query()));
+            r.pgStatements().top().forEach(t -> System.out.printf("      %6.3f %7.1f  %s%n", t.perMessage(),
+                    t.execMicrosPerMessage(), t.query()));
             PgStatements.Writes w = r.pgStatements().writes();
             System.out.printf("    row versions per message %.2f (table ins/upd(hot)/del: %s); WAL %.0f bytes/msg%n",
                     w.rowVersionsPerMessage(), w.describe(), w.walBytesPerMessage());

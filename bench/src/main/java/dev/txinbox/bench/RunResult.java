@@ -14,7 +14,7 @@ import dev.txinbox.harness.Verifier;
  * too. Throughput and the CPU figures (milliseconds of CPU per message, from /proc) are over that window;
  * {@code jitCpuMs} is the share of the consumer's that its JIT compiler threads used (small once it is warm);
  * {@code pgStatementsPerMessage} the statements PostgreSQL executed for the consumer (transaction control and
- * savepoints included; {@code pgStatements} has the most called), null for the drain ceiling, which has no
+ * savepoints included; {@code pgStatements} has the costliest), null for the drain ceiling, which has no
  * database; {@code sqsRequestsPerMessage} is the consumer's SQS calls (not the producer's) per message in
  * it, {@code sqsCalls} the service's by call; {@code stages} (txinbox in the concurrent mode) where a message's
  * time went inside the service, stage by stage, over the window. {@code relayThreadsCpuMs} (relay runs only) is the

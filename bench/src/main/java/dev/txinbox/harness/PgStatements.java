@@ -35,14 +35,17 @@ import java.util.regex.Pattern;
 public final class PgStatements {
 
     private static final String ADMIN_DB = "postgres";
-    private static final int TOP = 10;
+    private static final int TOP = 12;
     private static final int QUERY_CHARS = 100;
     private static final Pattern BEGIN = Pattern.compile("(?is)\\s*(begin|start\\s+transaction)\\b.*");
     private static final Pattern END = Pattern.compile("(?i)\\s*(commit|rollback|end|abort)\\s*;?\\s*");
     static final String UNCOUNTED_ENDS = "COMMIT or ROLLBACK not counted by pg_stat_statements (one per BEGIN)";
 
-    /** One statement as pg_stat_statements normalises it, shortened, with its calls in the window. */
-    public record Top(String query, long calls, double perMessage) {
+    /**
+     * One statement as pg_stat_statements normalises it, shortened, with its calls in the window: per message, and
+     * the time PostgreSQL spent executing it, in microseconds per message (parse, protocol and commit not included).
+     */
+    public record Top(String query, long calls, double perMessage, double execMicrosPerMessage) {
     }
 
     /**
@@ -135,7 +138,8 @@ public final class PgStatements {
     public Count end(long messages) throws SQLException {
         long perMessageOf = Math.max(1, messages);
         try (Connection db = Db.connect(Db.url(ADMIN_DB));
-                PreparedStatement select = db.prepareStatement("select s.query, sum(s.calls)::bigint as calls"
+                PreparedStatement select = db.prepareStatement("select s.query, sum(s.calls)::bigint as calls,"
+                        + " sum(s.total_exec_time) as exec_ms"
                         + " from pg_stat_statements s join pg_database d on d.oid = s.dbid"
                         + " where d.datname = ? and (?::text is null or s.userid = (select oid from pg_roles where rolname = ?))"
                         + " group by s.query order by calls desc")) {
@@ -153,16 +157,19 @@ public final class PgStatements {
                     calls += n;
                     begins += begins(query) ? n : 0;
                     ends += ends(query) ? n : 0;
-                    all.add(new Top(shorten(query), n, round((double) n / perMessageOf)));
+                    all.add(new Top(shorten(query), n, round((double) n / perMessageOf),
+                            round(rs.getDouble(3) * 1000 / perMessageOf)));
                 }
             }
             // Transactions open at either edge of the window make a few BEGINs and ends fall on different sides.
             long uncounted = Math.max(0, begins - ends);
             if (uncounted > 0) {
                 calls += uncounted;
-                all.add(new Top(UNCOUNTED_ENDS, uncounted, round((double) uncounted / perMessageOf)));
+                all.add(new Top(UNCOUNTED_ENDS, uncounted, round((double) uncounted / perMessageOf), 0));
             }
-            List<Top> top = all.stream().sorted(Comparator.comparingLong(Top::calls).reversed()).limit(TOP).toList();
+            // The costliest first: a statement called once a batch may weigh more than one called per message.
+            List<Top> top = all.stream().sorted(Comparator.comparingDouble(Top::execMicrosPerMessage).reversed()
+                    .thenComparing(Comparator.comparingLong(Top::calls).reversed())).limit(TOP).toList();
             return new Count(calls, round((double) calls / perMessageOf), uncounted, deallocated(db) - deallocatedBefore,
                     top, writes(db, perMessageOf));
         }
