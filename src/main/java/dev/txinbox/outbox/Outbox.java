@@ -158,7 +158,7 @@ public class Outbox implements PendingWrites {
             transaction.putResource(HELD, held);
             transaction.registerInterposedSynchronization(held);
         }
-        UUID id = UUID.randomUUID();
+        UUID id = EventIds.next();
         held.events.add(new Event(id, aggregateType, aggregateId, type, Instant.now(), payload.toString(),
                 spanContext(Span.current().getSpanContext())));
         return id;
