@@ -1,5 +1,6 @@
 package dev.txinbox.outbox;
 
+import java.time.Instant;
 import java.util.UUID;
 
 /**
@@ -14,8 +15,9 @@ final class EventIds {
     private EventIds() {
     }
 
-    static UUID next() {
-        return of(System.currentTimeMillis(), UUID.randomUUID());
+    /** An id carrying the millisecond of {@code recordedAt}, the event's {@code timestamp}. */
+    static UUID next(Instant recordedAt) {
+        return of(recordedAt.toEpochMilli(), UUID.randomUUID());
     }
 
     /** {@code random}'s bits under the version and variant, after {@code epochMillis}. */

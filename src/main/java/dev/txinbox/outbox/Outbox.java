@@ -158,8 +158,9 @@ public class Outbox implements PendingWrites {
             transaction.putResource(HELD, held);
             transaction.registerInterposedSynchronization(held);
         }
-        UUID id = EventIds.next();
-        held.events.add(new Event(id, aggregateType, aggregateId, type, Instant.now(), payload.toString(),
+        Instant at = Instant.now();
+        UUID id = EventIds.next(at);
+        held.events.add(new Event(id, aggregateType, aggregateId, type, at, payload.toString(),
                 spanContext(Span.current().getSpanContext())));
         return id;
     }
