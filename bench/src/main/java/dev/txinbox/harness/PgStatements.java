@@ -142,7 +142,7 @@ public final class PgStatements {
                         + " sum(s.total_exec_time) as exec_ms"
                         + " from pg_stat_statements s join pg_database d on d.oid = s.dbid"
                         + " where d.datname = ? and (?::text is null or s.userid = (select oid from pg_roles where rolname = ?))"
-                        + " group by s.query order by calls desc")) {
+                        + " group by s.query")) {
             select.setString(1, database);
             select.setString(2, role);
             select.setString(3, role);
