@@ -76,7 +76,7 @@ public final class Service implements AutoCloseable {
     public static Service start(Path jar, List<String> jvmOptions, Map<String, String> env, Path log)
             throws IOException {
         List<String> command = new ArrayList<>();
-        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        command.add(Path.of(javaHome(env), "bin", "java").toString());
         command.addAll(IMAGE_JVM);
         command.addAll(POD_JVM);
         String extra = System.getenv("BENCH_SERVICE_JVM");
@@ -86,6 +86,22 @@ public final class Service implements AutoCloseable {
         command.addAll(jvmOptions);
         command.addAll(List.of("-jar", jar.toString()));
         return new Service(Child.start(command, env, log), Integer.parseInt(env.get("QUARKUS_HTTP_PORT")));
+    }
+
+    /**
+     * The runtime the service runs on: its own environment's {@code JAVA_HOME} where a run sets it (bench/ab's
+     * {@code --env-b=JAVA_HOME=...}, as the image's start script takes it), else {@code BENCH_SERVICE_JAVA_HOME},
+     * else the harness's own. The environment the harness inherited does not count: CI's JAVA_HOME is the build's.
+     */
+    static String javaHome(Map<String, String> env) {
+        String own = env.get("JAVA_HOME");
+        String bench = System.getenv("BENCH_SERVICE_JAVA_HOME");
+        String home = own != null && !own.isBlank() ? own
+                : bench != null && !bench.isBlank() ? bench : System.getProperty("java.home");
+        if (!Files.isExecutable(Path.of(home, "bin", "java"))) {
+            throw new IllegalArgumentException("no bin/java under " + home + " (the service's JAVA_HOME)");
+        }
+        return home;
     }
 
     public Child child() {
