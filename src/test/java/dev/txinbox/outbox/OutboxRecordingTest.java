@@ -16,6 +16,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 
 import jakarta.inject.Inject;
+import jakarta.persistence.EntityManager;
 
 import org.junit.jupiter.api.Test;
 
@@ -31,6 +32,9 @@ class OutboxRecordingTest extends ServiceTest {
 
     @Inject
     Outbox outbox;
+
+    @Inject
+    EntityManager entityManager;
 
     @Test
     void eventsCommitWithTheTransactionNumberedPerAggregate() {
@@ -141,6 +145,21 @@ class OutboxRecordingTest extends ServiceTest {
         assertEquals(List.of(1L, 2L, 3L, 4L), sequences(a));
         assertEquals(List.of("E0", "T1", "T2", "T4"), db.rows("select type from outbox_events where aggregateid = ?"
                 + " order by sequence", a).stream().map(r -> (String) r.get("type")).toList());
+    }
+
+    @Test
+    void aSequenceHandedOutTwiceCannotBePendingTwice() {
+        String a = unique("agg");
+        // A counter set back (by hand, say) while its aggregate's event is still pending: the second event with
+        // the same sequence would reach the queue beside the first, so the commit is refused, with both events.
+        assertThrows(RuntimeException.class, () -> QuarkusTransaction.requiringNew().run(() -> {
+            outbox.record("order", a, "OrderAccepted", "{}");
+            outbox.flush();
+            entityManager.createNativeQuery("update outbox_sequences set last_sequence = 0 where aggregateid = ?1")
+                    .setParameter(1, a).executeUpdate();
+            outbox.record("order", a, "OrderPaid", "{}");
+        }));
+        assertEquals(0, db.count("select count(*) from outbox_events where aggregateid = ?", a));
     }
 
     @Test
