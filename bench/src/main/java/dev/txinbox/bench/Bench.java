@@ -371,6 +371,9 @@ public final class Bench implements AutoCloseable {
             Snapshot after;
             try {
                 to = awaitDone(service, warmUp + stream.oracle().messages(), true, sender);
+                if (relayOn(settings)) {
+                    to = awaitAllPublished(service, to);
+                }
                 after = snapshot(service.pids(), DB);
                 if (!suite.instances.equals(List.of(Pods.Count.ONE))) {
                     service.split(name, doneFrom, service.doneEach(), cpuFrom, service.cpuEach());
@@ -387,9 +390,12 @@ public final class Bench implements AutoCloseable {
             long measured = to.counters.done() - from.counters.done();
             PgStatements.Count counted = statements.end(measured);
             service.saveMetrics(logs.resolve(slug + ".metrics"));
+            Map<String, Map<String, Double>> calls = to.counters.perCallSince(from.counters, measured);
+            if (relayOn(settings)) {
+                calls.put(RELAY_SENDS, relaySends(from.counters, to.counters, measured));
+            }
             Window window = new Window(measured, (to.atMillis - from.atMillis) / 1000.0, before, after,
-                    to.counters.totalRequests() - from.counters.totalRequests(),
-                    to.counters.perCallSince(from.counters, measured), counted);
+                    to.counters.totalRequests() - from.counters.totalRequests(), calls, counted);
             // Outside the window: every event in the inbox and every poison message in the DLQ, as the oracle wants.
             // The warm-up's events are PROCESSED besides the stream's, as are the old rows; it has no poison.
             quiescence(queues, stream.oracle(), oldRows + events(warm)).await(service.services(), Bench::say);
@@ -536,8 +542,47 @@ public final class Bench implements AutoCloseable {
         return stages;
     }
 
+    /** The relay's sends in a window's SQS calls: calls, per message consumed, events per call. */
+    static final String RELAY_SENDS = "relay SendMessageBatch";
+
+    private static boolean relayOn(Map<String, String> settings) {
+        return !"false".equalsIgnoreCase(settings.getOrDefault("TXINBOX_OUTBOX_RELAY_ENABLED", "true").trim());
+    }
+
+    /**
+     * With the relay on, a run's work is done once what it recorded is published too: the relay may still be
+     * sending when the last message is consumed, and a window that closed then would leave that work out. Every
+     * event this database recorded is the sum of its counters (they are never deleted, and hand out 1, 2, 3 ...
+     * per aggregate), published by this run's service since it started.
+     */
+    private Reading awaitAllPublished(Pods service, Reading consumed) throws Exception {
+        long recorded = Db.queryLong(Db.url(DB), "select coalesce(sum(last_sequence), 0) from outbox_sequences");
+        if (consumed.counters.published() >= recorded) {
+            return consumed;
+        }
+        Reading published = awaitPublished(service, recorded);
+        System.out.printf("    the relay published the last of %,d events %.1f s after the last message was consumed%n",
+                recorded, (published.atMillis - consumed.atMillis) / 1000.0);
+        return published;
+    }
+
+    private static Map<String, Double> relaySends(ServiceCounters from, ServiceCounters to, long messages) {
+        long calls = to.sends() - from.sends();
+        long events = to.published() - from.published();
+        Map<String, Double> figures = new LinkedHashMap<>();
+        figures.put("requests", (double) calls);
+        figures.put("perMessage", Math.round(1000.0 * calls / Math.max(1, messages)) / 1000.0);
+        figures.put("messagesPerRequest", calls == 0 ? 0 : Math.round(100.0 * events / calls) / 100.0);
+        figures.put("eventsPerMessage", Math.round(1000.0 * events / Math.max(1, messages)) / 1000.0);
+        return figures;
+    }
+
     /** Polls the service's published counter every 250 ms until {@code published} events are out. */
     private Reading awaitPublished(Service service, long published) throws Exception {
+        return awaitPublished(Pods.of(service), published);
+    }
+
+    private Reading awaitPublished(Pods service, long published) throws Exception {
         long lastCount = -1;
         long lastProgress = System.currentTimeMillis();
         while (true) {

@@ -156,7 +156,8 @@ final class BenchReport extends Report<BenchSuite> {
      */
     private static void freshTable(StringBuilder md, List<RunResult> runs) {
         md.append(String.format("%n**Fresh pod** (the whole stream queued, no warm-up, then a fresh consumer; measured from"
-                + " %.0f %% of the messages done to the last; CPU ms per message)%n%n", 100 * Bench.FRESH_WINDOW_START));
+                + " %.0f %% of the messages done to the last, and with the relay on to the last event published; CPU ms"
+                + " per message)%n%n", 100 * Bench.FRESH_WINDOW_START));
         md.append("| run | messages measured | s | msg/s | consumer | workers | event loop | relay | JIT | GC + VM thread"
                 + " | other | PostgreSQL (server) | its database's backends | pg statements/msg | broker"
                 + " | consumer + its backends | SQS req/msg | peak RSS MiB | oracle |\n");
@@ -177,10 +178,17 @@ final class BenchReport extends Report<BenchSuite> {
         for (RunResult r : runs) {
             if (r.pgStatements() != null) {
                 PgStatements.Writes w = r.pgStatements().writes();
-                md.append(String.format("- %s: %.2f (%s); WAL %.0f bytes%n", r.name(), w.rowVersionsPerMessage(),
-                        w.describe(), w.walBytesPerMessage()));
+                md.append(String.format("- %s: %.2f (%s); WAL %.0f bytes%s%n", r.name(), w.rowVersionsPerMessage(),
+                        w.describe(), w.walBytesPerMessage(), relaySends(r)));
             }
         }
+    }
+
+    /** What the relay published inside the window, per message consumed, and in how many calls; "" with it off. */
+    static String relaySends(RunResult r) {
+        Map<String, Double> sends = r.sqsCalls() == null ? null : r.sqsCalls().get(Bench.RELAY_SENDS);
+        return sends == null ? "" : String.format("; the relay published %.2f events per message in the window, %.1f"
+                + " per SendMessageBatch", sends.get("eventsPerMessage"), sends.get("messagesPerRequest"));
     }
 
     /** The CPU per message of the consumer's database's own backends; none for the drain ceiling. */
