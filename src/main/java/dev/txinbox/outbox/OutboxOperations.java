@@ -34,7 +34,8 @@ public class OutboxOperations {
     private static final String WAITING = """
             select h.aggregatetype, h.aggregateid, h.id, h.type, h.sequence, h.attempts, h.last_error,
                    h.next_attempt_at, h.timestamp,
-                   (select count(*) from outbox_events b where b.aggregateid = h.aggregateid and b.sequence > h.sequence
+                   (select count(*) from outbox_events b where b.partition = h.partition
+                       and b.aggregateid = h.aggregateid and b.sequence > h.sequence
                        and b.published_at is null and b.skipped_at is null)
               from (select distinct on (aggregateid) * from outbox_events
                      where published_at is null and skipped_at is null
