@@ -343,6 +343,7 @@ public final class Bench implements AutoCloseable {
         String slug = slug(mode + " " + name);
         Map<String, String> settings = new HashMap<>(extra);
         settings.put("TXINBOX_CONSUMERS_ORDERS_PARALLELISM", Integer.toString(parallelism));
+        boolean relayOn = relayOn(settings);
         OldRows.Load load = null;
         if (oldRows > 0) {
             migrate(jar, settings, logs.resolve(slug + "-migrate.log"));
@@ -371,7 +372,7 @@ public final class Bench implements AutoCloseable {
             Snapshot after;
             try {
                 to = awaitDone(service, warmUp + stream.oracle().messages(), true, sender);
-                if (relayOn(settings)) {
+                if (relayOn) {
                     to = awaitAllPublished(service, to);
                 }
                 after = snapshot(service.pids(), DB);
@@ -391,8 +392,8 @@ public final class Bench implements AutoCloseable {
             PgStatements.Count counted = statements.end(measured);
             service.saveMetrics(logs.resolve(slug + ".metrics"));
             Map<String, Map<String, Double>> calls = to.counters.perCallSince(from.counters, measured);
-            if (relayOn(settings)) {
-                calls.put(RELAY_SENDS, relaySends(from.counters, to.counters, measured));
+            if (relayOn) {
+                calls.put(RELAY_SENDS, to.counters.relaySendsSince(from.counters, measured));
             }
             Window window = new Window(measured, (to.atMillis - from.atMillis) / 1000.0, before, after,
                     to.counters.totalRequests() - from.counters.totalRequests(), calls, counted);
@@ -564,17 +565,6 @@ public final class Bench implements AutoCloseable {
         System.out.printf("    the relay published the last of %,d events %.1f s after the last message was consumed%n",
                 recorded, (published.atMillis - consumed.atMillis) / 1000.0);
         return published;
-    }
-
-    private static Map<String, Double> relaySends(ServiceCounters from, ServiceCounters to, long messages) {
-        long calls = to.sends() - from.sends();
-        long events = to.published() - from.published();
-        Map<String, Double> figures = new LinkedHashMap<>();
-        figures.put("requests", (double) calls);
-        figures.put("perMessage", Math.round(1000.0 * calls / Math.max(1, messages)) / 1000.0);
-        figures.put("messagesPerRequest", calls == 0 ? 0 : Math.round(100.0 * events / calls) / 100.0);
-        figures.put("eventsPerMessage", Math.round(1000.0 * events / Math.max(1, messages)) / 1000.0);
-        return figures;
     }
 
     /** Polls the service's published counter every 250 ms until {@code published} events are out. */

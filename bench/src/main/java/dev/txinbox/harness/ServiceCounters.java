@@ -71,16 +71,28 @@ public record ServiceCounters(long done, Map<String, Long> requests, Map<String,
      */
     public Map<String, Map<String, Double>> perCallSince(ServiceCounters before, long messages) {
         Map<String, Map<String, Double>> calls = new TreeMap<>();
-        requests.forEach((call, count) -> {
-            long made = count - before.requests.getOrDefault(call, 0L);
-            long carried = requestMessages.getOrDefault(call, 0L) - before.requestMessages.getOrDefault(call, 0L);
-            Map<String, Double> figures = new LinkedHashMap<>();
-            figures.put("requests", (double) made);
-            figures.put("perMessage", round((double) made / Math.max(1, messages)));
-            figures.put("messagesPerRequest", made == 0 ? 0 : round((double) carried / made));
-            calls.put(call, figures);
-        });
+        requests.forEach((call, count) -> calls.put(call, figures(count - before.requests.getOrDefault(call, 0L),
+                requestMessages.getOrDefault(call, 0L) - before.requestMessages.getOrDefault(call, 0L), messages)));
         return calls;
+    }
+
+    /**
+     * The relay's {@code SendMessageBatch} calls from {@code before} to this, as {@link #perCallSince} gives a call
+     * (the events they published as its messages), and the events published per message consumed.
+     */
+    public Map<String, Double> relaySendsSince(ServiceCounters before, long messages) {
+        long events = published - before.published;
+        Map<String, Double> figures = figures(sends - before.sends, events, messages);
+        figures.put("eventsPerMessage", round((double) events / Math.max(1, messages)));
+        return figures;
+    }
+
+    private static Map<String, Double> figures(long made, long carried, long messages) {
+        Map<String, Double> figures = new LinkedHashMap<>();
+        figures.put("requests", (double) made);
+        figures.put("perMessage", round((double) made / Math.max(1, messages)));
+        figures.put("messagesPerRequest", made == 0 ? 0 : round((double) carried / made));
+        return figures;
     }
 
     private static double round(double value) {
