@@ -8,7 +8,7 @@ import java.sql.Timestamp;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Set;
+import java.util.NavigableSet;
 import java.util.UUID;
 
 import org.jboss.logging.Logger;
@@ -25,16 +25,17 @@ final class OutboxStore {
     /** Heads read per round; a full page means there is more to send at once. */
     static final int HEADS_PER_ROUND = 200;
 
+    // The limit sits on the heads themselves, not on the due ones among them: so the planner reads the pending
+    // index in order and stops after a page, where a limit above the due filter let it read and sort whole
+    // partitions. Heads still backing off come back marked not due, and count towards the page.
     private static final String HEADS = """
-            select id, aggregatetype, aggregateid, type, timestamp, payload::text, sequence, attempts, partition,
-                   tracingspancontext from (
-                select distinct on (partition, aggregateid) id, aggregatetype, aggregateid, type, timestamp, payload,
-                       sequence, attempts, next_attempt_at, partition, tracingspancontext
-                  from outbox_events
-                 where partition = any (?) and (partition, aggregateid) > (?, ?)
-                   and published_at is null and skipped_at is null
-                 order by partition, aggregateid, sequence) heads
-             where next_attempt_at is null or next_attempt_at <= now()
+            select distinct on (partition, aggregateid) id, aggregatetype, aggregateid, type, timestamp, payload::text,
+                   sequence, attempts, partition, tracingspancontext,
+                   next_attempt_at is null or next_attempt_at <= now() as due
+              from outbox_events
+             where partition = any (?) and (partition, aggregateid) > (?, ?)
+               and published_at is null and skipped_at is null
+             order by partition, aggregateid, sequence
              limit ?
             """;
 
@@ -100,26 +101,36 @@ final class OutboxStore {
      * all owned partitions, and a page costs the rows of its own aggregates, however long the backlog behind it.
      * Walking page by page serves every aggregate once per pass.
      */
-    Page nextPage(Set<Integer> partitions) throws SQLException {
+    Page nextPage(NavigableSet<Integer> partitions) throws SQLException {
         boolean fromStart = afterPartition < 0;
         List<Head> heads = new ArrayList<>();
+        int read = 0;
+        String lastAggregate = "";
+        int lastPartition = -1;
+        // Only the partitions from where the last page ended: a partition before it, named in the array, is an
+        // index range of its own, which the row comparison does not bound, so it would be read to its end.
+        Object[] from = partitions.tailSet(Math.max(afterPartition, 0), true).toArray();
         try (PreparedStatement ps = connection.prepareStatement(HEADS)) {
-            ps.setArray(1, connection.createArrayOf("integer", partitions.toArray()));
+            ps.setArray(1, connection.createArrayOf("integer", from));
             ps.setInt(2, afterPartition);
             ps.setString(3, afterAggregate);
             ps.setInt(4, HEADS_PER_ROUND);
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
-                    heads.add(new Head(rs.getObject(1, UUID.class), rs.getString(2), rs.getString(3), rs.getString(4),
-                            rs.getTimestamp(5).toInstant(), rs.getString(6), rs.getLong(7), rs.getInt(8),
-                            rs.getInt(9), rs.getString(10)));
+                    read++;
+                    lastAggregate = rs.getString(3);
+                    lastPartition = rs.getInt(9);
+                    if (rs.getBoolean(11)) {
+                        heads.add(new Head(rs.getObject(1, UUID.class), rs.getString(2), lastAggregate,
+                                rs.getString(4), rs.getTimestamp(5).toInstant(), rs.getString(6), rs.getLong(7),
+                                rs.getInt(8), lastPartition, rs.getString(10)));
+                    }
                 }
             }
         }
-        boolean wrapped = heads.size() < HEADS_PER_ROUND;
-        Head last = wrapped ? null : heads.get(heads.size() - 1);
-        afterPartition = wrapped ? -1 : last.partition();
-        afterAggregate = wrapped ? "" : last.aggregateId();
+        boolean wrapped = read < HEADS_PER_ROUND;
+        afterPartition = wrapped ? -1 : lastPartition;
+        afterAggregate = wrapped ? "" : lastAggregate;
         return new Page(heads, fromStart, wrapped);
     }
 

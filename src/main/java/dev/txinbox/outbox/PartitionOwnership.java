@@ -6,6 +6,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.Collections;
+import java.util.NavigableSet;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.function.Consumer;
@@ -47,8 +48,8 @@ final class PartitionOwnership {
     }
 
     /** The partitions owned now, in order (a live view, for the relay's thread). */
-    Set<Integer> owned() {
-        return Collections.unmodifiableSet(owned);
+    NavigableSet<Integer> owned() {
+        return Collections.unmodifiableNavigableSet(owned);
     }
 
     /** Takes free partitions up to this relay's fair share and gives back what exceeds it. */
