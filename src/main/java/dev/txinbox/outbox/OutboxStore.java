@@ -109,7 +109,7 @@ final class OutboxStore {
         int lastPartition = -1;
         // Only the partitions from where the last page ended: a partition before it, named in the array, is an
         // index range of its own, which the row comparison does not bound, so it would be read to its end.
-        Object[] from = partitions.tailSet(Math.max(afterPartition, 0), true).toArray();
+        Object[] from = partitions.tailSet(afterPartition, true).toArray();
         try (PreparedStatement ps = connection.prepareStatement(HEADS)) {
             ps.setArray(1, connection.createArrayOf("integer", from));
             ps.setInt(2, afterPartition);

@@ -7,7 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.TreeSet;
 
 import javax.sql.DataSource;
@@ -15,6 +14,7 @@ import javax.sql.DataSource;
 import jakarta.inject.Inject;
 
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import dev.txinbox.outbox.OutboxStore.Page;
@@ -32,8 +32,16 @@ class RelayPagesTest extends ServiceTest {
     @Inject
     DataSource dataSource;
 
+    private final OutboxStore store = new OutboxStore(() -> dataSource.getConnection(), false);
+
+    @BeforeEach
+    void openSession() throws SQLException {
+        store.open();
+    }
+
     @AfterEach
     void removeEvents() {
+        store.close();
         db.execute("delete from outbox_events where partition >= 100");
     }
 
@@ -54,7 +62,7 @@ class RelayPagesTest extends ServiceTest {
     }
 
     /** What one pass from the first aggregate reads: the pages, up to the short one that ends it. */
-    private List<Page> pass(OutboxStore store, TreeSet<Integer> owned) throws SQLException {
+    private List<Page> pass(TreeSet<Integer> owned) throws SQLException {
         List<Page> pages = new ArrayList<>();
         do {
             pages.add(store.nextPage(owned));
@@ -62,57 +70,46 @@ class RelayPagesTest extends ServiceTest {
         return pages;
     }
 
+    private static String key(Object partition, Object aggregateId, Object sequence) {
+        return partition + "/" + aggregateId + "/" + sequence;
+    }
+
     private static List<String> heads(List<Page> pages) {
         return pages.stream().flatMap(p -> p.heads().stream())
-                .map(h -> h.partition() + "/" + h.aggregateId() + "/" + h.sequence()).toList();
+                .map(h -> key(h.partition(), h.aggregateId(), h.sequence())).toList();
     }
 
     private List<String> dueHeads(String where) {
-        List<String> expected = new ArrayList<>();
-        for (Map<String, Object> row : db.rows("select partition, aggregateid, sequence from outbox_events"
-                + " where sequence = 2 and next_attempt_at is null and " + where + " order by partition, aggregateid")) {
-            expected.add(row.get("partition") + "/" + row.get("aggregateid") + "/" + row.get("sequence"));
-        }
-        return expected;
+        return db.rows("select partition, aggregateid, sequence from outbox_events where sequence = 2"
+                + " and next_attempt_at is null and " + where + " order by partition, aggregateid").stream()
+                .map(row -> key(row.get("partition"), row.get("aggregateid"), row.get("sequence"))).toList();
     }
 
     @Test
     void aPassReadsEveryDueHeadOnceInOrderAcrossPagesAndPartitions() throws SQLException {
         streams(100, 5, 450, 7);
-        OutboxStore store = new OutboxStore(dataSource::getConnection, false);
-        try {
-            store.open();
-            TreeSet<Integer> owned = new TreeSet<>(List.of(100, 101, 102, 103, 104));
-            List<Page> first = pass(store, owned);
-            assertTrue(first.size() >= 3, "450 streams take more than two pages of " + OutboxStore.HEADS_PER_ROUND);
-            assertTrue(first.get(0).fromStart());
-            assertFalse(first.get(1).fromStart());
-            List<String> expected = dueHeads("partition between 100 and 104");
-            assertEquals(450 - 450 / 7, expected.size());
-            assertEquals(expected, heads(first), "each due head once, none backing off, none behind its head");
-            assertEquals(expected, heads(pass(store, owned)), "the next pass begins again at the first aggregate");
+        TreeSet<Integer> owned = new TreeSet<>(List.of(100, 101, 102, 103, 104));
+        List<Page> first = pass(owned);
+        assertTrue(first.size() >= 3, "450 streams take more than two pages of " + OutboxStore.HEADS_PER_ROUND);
+        assertTrue(first.get(0).fromStart());
+        assertFalse(first.get(1).fromStart());
+        List<String> expected = dueHeads("partition between 100 and 104");
+        assertEquals(450 - 450 / 7, expected.size());
+        assertEquals(expected, heads(first), "each due head once, none backing off, none behind its head");
+        assertEquals(expected, heads(pass(owned)), "the next pass begins again at the first aggregate");
 
-            List<Page> some = pass(store, new TreeSet<>(List.of(101, 103)));
-            assertEquals(dueHeads("partition in (101, 103)"), heads(some), "only the owned partitions");
-        } finally {
-            store.close();
-        }
+        List<Page> some = pass(new TreeSet<>(List.of(101, 103)));
+        assertEquals(dueHeads("partition in (101, 103)"), heads(some), "only the owned partitions");
     }
 
     @Test
     void pagesOfHeadsBackingOffDoNotEndThePassBeforeTheDueOnesBehindThem() throws SQLException {
         streams(110, 1, 450, 1);
         streams(111, 1, 5, 0);
-        OutboxStore store = new OutboxStore(dataSource::getConnection, false);
-        try {
-            store.open();
-            List<Page> pages = pass(store, new TreeSet<>(List.of(110, 111)));
-            assertTrue(pages.get(0).heads().isEmpty(), "the first page holds only heads backing off");
-            assertTrue(pages.get(0).more(false), "and the relay reads on at once");
-            assertEquals(dueHeads("partition in (110, 111)"), heads(pages));
-            assertEquals(5, heads(pages).size());
-        } finally {
-            store.close();
-        }
+        List<Page> pages = pass(new TreeSet<>(List.of(110, 111)));
+        assertTrue(pages.get(0).heads().isEmpty(), "the first page holds only heads backing off");
+        assertTrue(pages.get(0).more(false), "and the relay reads on at once");
+        assertEquals(dueHeads("partition in (110, 111)"), heads(pages));
+        assertEquals(5, heads(pages).size());
     }
 }
