@@ -23,7 +23,7 @@ public final class AbSuite extends BenchSuite {
     /** bench/run's options that choose other runs or belong to the concurrent mode: bench/ab has one run. */
     static final Set<String> NOT_TAKEN = Set.of("--mode", "--runs", "--old-rows", "--warm-up", "--curve-messages",
             "--paced-seconds", "--parallelism-curve", "--group-curve", "--fresh-messages", "--fresh-relay",
-            "--instances");
+            "--fresh-broker", "--instances");
     static final String JAR_B = "--jar-b";
 
     int rounds = 3;

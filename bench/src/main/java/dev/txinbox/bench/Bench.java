@@ -20,6 +20,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
 import dev.txinbox.harness.BareSender;
+import dev.txinbox.harness.Broker;
 import dev.txinbox.harness.Child;
 import dev.txinbox.harness.Db;
 import dev.txinbox.harness.Downstream;
@@ -84,7 +85,7 @@ public final class Bench implements AutoCloseable {
     private final Options<? extends BenchSuite> options;
     private final BenchSuite suite;
     private final Sqs sqs;
-    private final long brokerPid;
+    private final Broker broker;
     private final Path results;
     private final Path logs;
     /** The backlog warm-up stream by group count: the same for every backlog run of a harness run. */
@@ -95,7 +96,7 @@ public final class Bench implements AutoCloseable {
         this.options = options;
         this.suite = options.suite();
         this.sqs = new Sqs(suite.endpoint, 16);
-        this.brokerPid = suite.brokerPid;
+        this.broker = new Broker(suite.endpoint, suite.brokerPid, Path.of("bench/target/elasticmq.log"));
         this.results = options.out();
         this.logs = options.logs();
         Files.createDirectories(logs);
@@ -136,7 +137,7 @@ public final class Bench implements AutoCloseable {
         close();
         // The naive and Camel baselines keep no per-order ordering: their wrong orders are counted, not failures.
         return (int) runs.stream().filter(r -> !r.verdict().exactlyOnce() && !r.consumer().equals("naive")
-                && !r.consumer().equals("camel")).count();
+                && !r.consumer().equals("camel") && !r.consumer().equals(BenchSuite.DUAL_WRITE)).count();
     }
 
     /** The stream sent as fast as the broker takes it while the consumer runs; then latency and the curves. */
@@ -228,20 +229,40 @@ public final class Bench implements AutoCloseable {
             for (String relay : suite.freshRelay) {
                 Map<String, String> extra = relay.equals("off") ? Map.of("TXINBOX_OUTBOX_RELAY_ENABLED", "false")
                         : Map.of();
+                freshBroker();
                 runs.add(txinboxQueued(mode, options.jar(), "txinbox, relay " + relay + suffix, stream, spec.groups(),
                         suite.parallelism, 0, jfr && runs.isEmpty(), false, extra, 1));
             }
+            if (suite.runs.contains(BenchSuite.DUAL_WRITE)) {
+                freshBroker();
+                runs.add(camel(mode, "camel + publish (dual write)" + suffix, stream, spec.groups(), true));
+            }
             if (suite.runs.contains("camel")) {
-                runs.add(camel(mode, "camel" + suffix, stream, spec.groups()));
+                freshBroker();
+                runs.add(camel(mode, "camel" + suffix, stream, spec.groups(), false));
             }
             if (suite.runs.contains("naive")) {
+                freshBroker();
                 runs.add(naive(mode, "naive (article)" + suffix, stream, spec.groups()));
             }
             if (suite.runs.contains("drain")) {
+                freshBroker();
                 runs.add(drain(mode, "drain ceiling" + suffix, stream, spec.groups()));
             }
         }
         return runs;
+    }
+
+    /**
+     * A broker of its own for the fresh mode's next run ({@code --fresh-broker}, on by default): ElasticMQ's FIFO
+     * send copies the queue's recent deduplication ids, and its heap keeps what earlier runs left, so a run on a
+     * used broker pays for its predecessors.
+     */
+    private void freshBroker() throws IOException, InterruptedException {
+        if (suite.freshBroker) {
+            broker.restart();
+            System.out.printf("    a fresh broker (pid %d)%n", broker.pid());
+        }
     }
 
     /**
@@ -620,7 +641,7 @@ public final class Bench implements AutoCloseable {
         int pollers = Math.min(8, groups);
         return baseline(mode, name, "drain", Drain.class.getName(), null, pollers, stream, groups, null,
                 queues -> List.of(queues.url, Integer.toString(pollers)),
-                () -> new Verifier.Verdict(0, 0, 0, 0, Map.of(), 0, List.of("no database: nothing to verify")));
+                queues -> new Verifier.Verdict(0, 0, 0, 0, Map.of(), 0, List.of("no database: nothing to verify")));
     }
 
     RunResult naive(String mode, String name, OrderStream stream, int groups) throws Exception {
@@ -628,7 +649,7 @@ public final class Bench implements AutoCloseable {
         PgStatements.install(NAIVE_DB);
         return baseline(mode, name, "naive", Naive.class.getName(), null, 1, stream, groups, NAIVE_DB,
                 queues -> List.of(queues.url, Db.url(NAIVE_DB)),
-                () -> Verifier.naive(Db.url(NAIVE_DB), stream.oracle()));
+                queues -> Verifier.naive(Db.url(NAIVE_DB), stream.oracle()));
     }
 
     /**
@@ -636,6 +657,15 @@ public final class Bench implements AutoCloseable {
      * idempotentConsumer on a JdbcMessageIdRepository, an upsert of the order row per event), on its own classpath.
      */
     RunResult camel(String mode, String name, OrderStream stream, int groups) throws Exception {
+        return camel(mode, name, stream, groups, false);
+    }
+
+    /**
+     * The Camel baseline; with {@code publish}, the dual write ({@link BenchSuite#DUAL_WRITE}): one SendMessage to the
+     * run's events queue per applied event, inside the route's transaction. Its verdict says how many events reached
+     * that queue against the stream's.
+     */
+    RunResult camel(String mode, String name, OrderStream stream, int groups, boolean publish) throws Exception {
         if (!Files.exists(CAMEL_CLASSPATH)) {
             throw new IllegalStateException(CAMEL_CLASSPATH + " is missing: ./mvnw -q -B -f bench/camel/pom.xml package"
                     + " (bench/run does it)");
@@ -643,13 +673,19 @@ public final class Bench implements AutoCloseable {
         String classpath = CAMEL_CLASSES + ":" + Files.readString(CAMEL_CLASSPATH).trim();
         Db.reset(CAMEL_DB);
         PgStatements.install(CAMEL_DB);
-        return baseline(mode, name, "camel", "dev.txinbox.camel.CamelConsumer", classpath, 4, stream, groups, CAMEL_DB,
-                queues -> List.of(queues.url, Db.url(CAMEL_DB)),
-                () -> Verifier.camel(Db.url(CAMEL_DB), stream.oracle()));
+        String consumer = publish ? BenchSuite.DUAL_WRITE : "camel";
+        return baseline(mode, name, consumer, "dev.txinbox.camel.CamelConsumer", classpath, 4, stream, groups, CAMEL_DB,
+                queues -> publish ? List.of(queues.url, Db.url(CAMEL_DB), queues.eventsName())
+                        : List.of(queues.url, Db.url(CAMEL_DB)),
+                queues -> {
+                    Verifier.Verdict verdict = Verifier.camel(Db.url(CAMEL_DB), stream.oracle());
+                    return publish ? verdict.noting(String.format("%,d events published downstream (the stream's: %,d)",
+                            sqs.depth(queues.eventsUrl), stream.oracle().events())) : verdict;
+                });
     }
 
     private interface VerdictSource {
-        Verifier.Verdict verdict() throws SQLException;
+        Verifier.Verdict verdict(Queues queues) throws SQLException;
     }
 
     /**
@@ -719,7 +755,7 @@ public final class Bench implements AutoCloseable {
                     before, after, summary.get("sqsRequests").asLong() - from.sqsRequests(), null,
                     statements == null ? null : statements.end(measured));
             RunResult result = result(name, consumer, mode, parallelism, groups, stream, warmUp, 0, 0, window,
-                    child.peakRssMiB(), null, null, verdict.verdict(), null, log);
+                    child.peakRssMiB(), null, null, verdict.verdict(queues), null, log);
             deleteQueues(queues);
             return print(result);
         }
@@ -903,7 +939,7 @@ public final class Bench implements AutoCloseable {
             consumer += Proc.cpuMillis(pid);
             Proc.threadCpuMillis(pid).forEach((thread, ms) -> threads.merge(thread, ms, Double::sum));
         }
-        return new Snapshot(consumer, Proc.postgresCpuMillis(), Proc.cpuMillis(brokerPid), Proc.ownCpuMillis(),
+        return new Snapshot(consumer, Proc.postgresCpuMillis(), Proc.cpuMillis(broker.pid()), Proc.ownCpuMillis(),
                 Proc.machineBusyMillis(), threads, database == null ? null : Proc.postgresBackendsCpuMillis(database));
     }
 
@@ -1063,6 +1099,10 @@ public final class Bench implements AutoCloseable {
     // ------------------------------------------------------------------ plumbing
 
     private record Queues(String name, String url, String dlqName, String dlqUrl, String eventsUrl) {
+
+        String eventsName() {
+            return eventsUrl.substring(eventsUrl.lastIndexOf('/') + 1);
+        }
     }
 
     /** A run's queues, the events queue too: what the relay published there would fill the broker's memory. */
@@ -1175,6 +1215,7 @@ public final class Bench implements AutoCloseable {
     @Override
     public void close() {
         sqs.close();
+        broker.close();
     }
 
     static String slug(String name) {

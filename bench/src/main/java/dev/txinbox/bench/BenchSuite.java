@@ -22,8 +22,10 @@ public class BenchSuite implements Options.Suite {
     static final String FRESH = "fresh";
     static final String JFR = "--jfr";
     static final String BARE_SENDS = "--bare-sends";
+    /** The Camel baseline that also sends each applied event downstream inside its route: the dual write. */
+    static final String DUAL_WRITE = "dual-write";
     static final List<String> RUNS = List.of("txinbox", "drain", "naive", "latency", "curves", "scale", "relay",
-            "camel");
+            "camel", DUAL_WRITE);
 
     /** Measuring modes, in order; see {@link #complete} for the default. */
     List<String> modes;
@@ -38,6 +40,8 @@ public class BenchSuite implements Options.Suite {
     List<Integer> freshMessages = List.of(30_000, 100_000);
     /** The fresh-pod mode's txinbox runs: as shipped (relay on) and with the outbox relay off. */
     List<String> freshRelay = List.of("on", "off");
+    /** Whether each fresh-mode run gets a broker of its own (restarted on the same port). */
+    boolean freshBroker = true;
     int parallelism = 4; // the service's default
     List<Integer> parallelismCurve = List.of(1, 2, 4, 8);
     List<Integer> groupCurve = List.of(1, 10, 1000);
@@ -103,6 +107,7 @@ public class BenchSuite implements Options.Suite {
                 new Options.Option("--backlog-warm-up", () -> backlogWarmUp, v -> backlogWarmUp = Integer.parseInt(v)),
                 new Options.Option("--fresh-messages", () -> freshMessages, v -> freshMessages = ints(v)),
                 new Options.Option("--fresh-relay", () -> freshRelay, v -> freshRelay = relay(v)),
+                new Options.Option("--fresh-broker", () -> freshBroker ? "on" : "off", v -> freshBroker = onOff(v)),
                 new Options.Option("--parallelism", () -> parallelism, v -> parallelism = Integer.parseInt(v)),
                 new Options.Option("--parallelism-curve", () -> parallelismCurve, v -> parallelismCurve = ints(v)),
                 new Options.Option("--group-curve", () -> groupCurve, v -> groupCurve = ints(v)),
@@ -134,6 +139,9 @@ public class BenchSuite implements Options.Suite {
             } else {
                 modes = runs.contains("relay") ? List.of(CONCURRENT, BACKLOG) : List.of(CONCURRENT);
             }
+        }
+        if (options.given("--runs") && runs.contains(DUAL_WRITE) && !modes.contains(FRESH)) {
+            throw new IllegalArgumentException(DUAL_WRITE + " runs in the fresh mode: add --mode=fresh");
         }
         bareSends = options.flag(BARE_SENDS);
         if (bareSends && !modes.contains(BACKLOG)) {
@@ -190,6 +198,14 @@ public class BenchSuite implements Options.Suite {
             throw new IllegalArgumentException("--fresh-relay takes on, off or both, got '" + csv + "'");
         }
         return relay;
+    }
+
+    private static boolean onOff(String v) {
+        return switch (v) {
+            case "on" -> true;
+            case "off" -> false;
+            default -> throw new IllegalArgumentException("--fresh-broker takes on or off, got '" + v + "'");
+        };
     }
 
     private static List<String> runs(String csv) {

@@ -29,6 +29,13 @@ public final class Verifier {
         public boolean exactlyOnce() {
             return lostEvents == 0 && wrongOrders == 0 && doubled == 0 && unexplained == 0;
         }
+
+        /** This verdict with {@code note} first among its examples: a fact the check found beside the oracle's. */
+        public Verdict noting(String note) {
+            List<String> noted = new ArrayList<>(List.of(note));
+            noted.addAll(examples);
+            return new Verdict(lostEvents, wrongOrders, doubled, unexplained, inboxByStatus, deadLetters, noted);
+        }
     }
 
     /**

@@ -55,7 +55,7 @@ class OptionsTest {
             Map.entry("--kill-messages", "600"), Map.entry("--run", "relay"), Map.entry("--kills", "2"), Map.entry("--rate", "50"),
             Map.entry("--port", "9999"), Map.entry("--elasticmq-classpath", "/x.jar"),
             Map.entry("--backlog-warm-up", "700"), Map.entry("--fresh-messages", "3000,9000"),
-            Map.entry("--fresh-relay", "off"), Map.entry("--rounds", "2"), Map.entry("--jar-b", "b.jar"),
+            Map.entry("--fresh-relay", "off"), Map.entry("--fresh-broker", "off"), Map.entry("--rounds", "2"), Map.entry("--jar-b", "b.jar"),
             Map.entry("--commit-a", "abc1234"), Map.entry("--commit-b", "def5678"),
             Map.entry("--env-a", "OTEL_SDK_DISABLED=true"),
             Map.entry("--env-b", "A=1,B=2"),
@@ -212,8 +212,10 @@ class OptionsTest {
         assertRefused("--mode takes some of concurrent, backlog, fresh (comma-separated), got 'sideways'",
                 new BenchSuite(), "--mode=sideways");
         assertRefused("--fresh-relay takes on, off or both, got 'maybe'", new BenchSuite(), "--fresh-relay=maybe");
-        assertRefused("--runs takes some of txinbox,drain,naive,latency,curves,scale,relay,camel, got 'txinbox,nave'",
-                new BenchSuite(), "--runs=txinbox,nave");
+        assertRefused("--runs takes some of txinbox,drain,naive,latency,curves,scale,relay,camel,dual-write,"
+                + " got 'txinbox,nave'", new BenchSuite(), "--runs=txinbox,nave");
+        assertRefused("dual-write runs in the fresh mode: add --mode=fresh", new BenchSuite(), "--runs=dual-write");
+        assertRefused("--fresh-broker takes on or off, got 'yes'", new BenchSuite(), "--fresh-broker=yes");
         assertRefused("--old-rows is the backlog mode's scale point: add --mode=backlog", new BenchSuite(),
                 "--mode=concurrent", "--old-rows=10");
         assertRefused("--scenarios takes some of kill,postgres,broker,two,slow,sigterm, got 'kil'", new ChaosSuite(),

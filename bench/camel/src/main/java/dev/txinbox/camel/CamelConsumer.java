@@ -20,6 +20,7 @@ import javax.sql.DataSource;
 
 import org.apache.camel.Exchange;
 import org.apache.camel.builder.RouteBuilder;
+import org.apache.camel.component.aws2.sqs.Sqs2Constants;
 import org.apache.camel.main.Main;
 import org.apache.camel.processor.idempotent.jdbc.JdbcMessageIdRepository;
 import org.apache.camel.spi.Synchronization;
@@ -49,14 +50,21 @@ import software.amazon.awssdk.services.sqs.SqsClient;
  * JdbcMessageIdRepository keyed by the event's id, then one upsert of the order row through plain JDBC on the
  * transaction's connection. One transaction and one DeleteMessage per message. It keeps no per-order ordering (an
  * event swapped with its predecessor, or a re-send arriving after a later event, leaves the row in the wrong state:
- * the oracle counts those orders), parks nothing, writes no payment audit and publishes nothing. Poison (not JSON, no
- * event id, unknown type, negative amount) is logged as handled, so deleted, and counted, as the naive consumer does.
+ * the oracle counts those orders), parks nothing and writes no payment audit. Poison (not JSON, no event id, unknown
+ * type, negative amount) is logged as handled, so deleted, and counted, as the naive consumer does.
+ * <p>
+ * Given an events queue, it is the <b>dual write</b> a team writes without an outbox: after the upsert, still inside
+ * the transacted route, one aws2-sqs {@code SendMessage} of a small JSON event per applied message (group: the order
+ * id, {@code messageGroupIdStrategy=usePropertyValue}; deduplication id: the exchange's,
+ * {@code useExchangeId}). The send happens before the commit, so a change that then rolls back has still told
+ * downstream, and a redelivery after a crash sends again under a new deduplication id: the cost of the same work as
+ * txinbox with its relay on, without its guarantee. Without one it publishes nothing.
  * <p>
  * It tells the harness how far it is as bench's baselines do: a line {@code progress <handled> <atMillis>
  * <cpuMillis> <sqsRequests>} every 50 ms while the counts move, and one JSON summary line as it exits (its CPU, by
  * thread too, its SQS calls and its last commit). It exits once it has handled {@code expectedMessages}.
  * <p>
- * Usage: CamelConsumer endpoint queueUrl jdbcUrl expectedMessages
+ * Usage: CamelConsumer endpoint queueUrl jdbcUrl [eventsQueueName] expectedMessages
  */
 public final class CamelConsumer {
 
@@ -82,12 +90,14 @@ public final class CamelConsumer {
     private static final AtomicLong POISON = new AtomicLong();
     private static final AtomicLong REQUESTS = new AtomicLong();
     private static final AtomicLong LAST_COMMIT = new AtomicLong();
+    private static final AtomicLong PUBLISHED = new AtomicLong();
 
     public static void main(String[] args) throws Exception {
         String endpoint = args[0];
         String queueUrl = args[1];
         String jdbcUrl = args[2];
-        long expected = Long.parseLong(args[3]);
+        String eventsQueue = args.length > 4 ? args[3] : null;
+        long expected = Long.parseLong(args[args.length - 1]);
         String queueName = queueUrl.substring(queueUrl.lastIndexOf('/') + 1);
 
         HikariConfig pool = new HikariConfig();
@@ -127,14 +137,21 @@ public final class CamelConsumer {
             @Override
             public void configure() {
                 onException(InvalidEvent.class).handled(true).process(e -> POISON.incrementAndGet());
-                from("aws2-sqs:" + queueName + "?amazonSQSClient=#sqs&maxMessagesPerPoll=10&concurrentConsumers=4"
-                        + "&deleteAfterRead=true&waitTimeSeconds=1&greedy=true")
+                var route = from("aws2-sqs:" + queueName + "?amazonSQSClient=#sqs&maxMessagesPerPoll=10"
+                        + "&concurrentConsumers=4&deleteAfterRead=true&waitTimeSeconds=1&greedy=true")
                         .routeId("orders")
                         .process(CamelConsumer::countOnCompletion)
                         .transacted("required")
                         .process(CamelConsumer::parse)
                         .idempotentConsumer(header("eventId"), processed)
                         .process(e -> upsert(dataSource, e.getProperty("event", Event.class)));
+                if (eventsQueue != null) {
+                    route.process(CamelConsumer::downstreamEvent)
+                            .to("aws2-sqs:" + eventsQueue + "?amazonSQSClient=#sqs&autoCreateQueue=false"
+                                    + "&messageGroupIdStrategy=usePropertyValue"
+                                    + "&messageDeduplicationIdStrategy=useExchangeId")
+                            .process(e -> PUBLISHED.incrementAndGet());
+                }
             }
         });
         Thread camel = new Thread(() -> {
@@ -157,6 +174,7 @@ public final class CamelConsumer {
         summary.put("poison", POISON.get());
         summary.put("sqsRequests", REQUESTS.get());
         summary.put("lastCommitMillis", LAST_COMMIT.get());
+        summary.put("published", PUBLISHED.get());
         summary.put("threadCpuMillis", threadCpuMillis());
         System.out.println(JSON.writeValueAsString(summary));
         System.out.flush();
@@ -207,6 +225,23 @@ public final class CamelConsumer {
         }
         exchange.getMessage().setHeader("eventId", event.eventId());
         exchange.setProperty("event", event);
+    }
+
+    /**
+     * The event downstream hears of an applied message: a small JSON body, grouped by its order (the property that
+     * {@code usePropertyValue} reads). The incoming headers stay (the consumer's delete reads the receipt handle from
+     * them; the producer sends none of Camel's own), but for the event id, which would go out as an attribute.
+     */
+    private static void downstreamEvent(Exchange exchange) throws IOException {
+        Event event = exchange.getProperty("event", Event.class);
+        Map<String, Object> body = new LinkedHashMap<>();
+        body.put("eventId", event.eventId());
+        body.put("type", event.type());
+        body.put("aggregateId", event.orderId());
+        body.put("payload", event.payload());
+        exchange.getMessage().removeHeader("eventId");
+        exchange.getMessage().setBody(JSON.writeValueAsString(body));
+        exchange.setProperty(Sqs2Constants.MESSAGE_GROUP_ID_PROPERTY, event.orderId());
     }
 
     /** One upsert of the order row per event, on the route's transaction. */
