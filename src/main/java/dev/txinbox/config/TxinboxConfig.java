@@ -268,12 +268,26 @@ public interface TxinboxConfig {
         int partitions();
 
         /**
-         * Published and skipped events are deleted once they were recorded longer ago than this. {@code 0}: the relay
-         * deletes an event as it is published, which saves PostgreSQL a second version of the row and its index
-         * entries (what Debezium's users do), at the price of no published history to look at.
+         * Whether a published event stays in the table, marked published, until {@link #retention} deletes it. Off (the
+         * default), the relay deletes each event in the statement that would have marked it: PostgreSQL writes no
+         * second version of the row and none of its index entries, which every event would pay for a history that no
+         * guarantee reads (the consumer's inbox, the metrics and the traces say what was sent).
+         */
+        @WithDefault("false")
+        boolean keepPublished();
+
+        /**
+         * Skipped events, and published ones when {@link #keepPublished kept}, are deleted once they were recorded
+         * longer ago than this; with the relay off (Debezium), every event. {@code 0}: published events are deleted as
+         * they are published, whatever {@link #keepPublished} says.
          */
         @WithDefault("24h")
         Duration retention();
+
+        /** Whether the relay deletes an event as it publishes it, instead of marking it. */
+        default boolean deletesOnPublish() {
+            return !keepPublished() || retention().isZero();
+        }
 
         /** Events deleted per retention transaction. */
         @WithDefault("1000")

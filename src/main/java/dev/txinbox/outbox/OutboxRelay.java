@@ -63,7 +63,7 @@ public final class OutboxRelay {
         this.config = config;
         this.signal = signal;
         this.health = new RelayHealth(name, config.relay().retryCap(), metrics);
-        this.store = new OutboxStore(connector, config.retention().isZero());
+        this.store = new OutboxStore(connector, config.deletesOnPublish());
         this.ownership = new PartitionOwnership(name, config.partitions(), health::owned);
         this.format = new OutboxFormat(mapper);
         this.sender = new RelaySender(name, publisher, config.queue(), config.relay(), store, health, metrics);

@@ -63,7 +63,7 @@ final class OutboxStore {
     private int afterPartition = -1;
     private String afterAggregate = "";
 
-    /** {@code deleteOnPublish}: a retention of 0, where a published event has no reason to stay. */
+    /** {@code deleteOnPublish}: no published history kept ({@code txinbox.outbox.keep-published}). */
     OutboxStore(OutboxRelay.Connector connector, boolean deleteOnPublish) {
         this.connector = connector;
         this.deleteOnPublish = deleteOnPublish;

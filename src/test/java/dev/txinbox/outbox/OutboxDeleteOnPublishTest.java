@@ -20,9 +20,9 @@ import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
 
 /**
- * With a retention of 0 the relay deletes what it publishes: the events still reach the queue once each, per
- * aggregate in order, and the table keeps only what is pending, while a pending stream's later events wait for their
- * head as they do when published rows are kept.
+ * As shipped, with no published history kept, the relay deletes what it publishes: the events still reach the queue
+ * once each, per aggregate in order, and the table keeps only what is pending, while a pending stream's later events
+ * wait for their head as they do when published rows are kept.
  */
 @QuarkusTest
 @TestProfile(Profiles.SampledAndDeleteOnPublish.class)

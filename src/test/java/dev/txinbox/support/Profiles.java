@@ -46,8 +46,9 @@ public final class Profiles {
 
     /**
      * Sampling by the SDK's standard variables, as the manifests show ({@code parentbased_traceidratio} with a ratio
-     * of 0), spans captured, and an outbox retention of 0, with which the relay deletes what it publishes:
-     * {@code TracingSampledTest}, {@code OutboxDeleteOnPublishTest}.
+     * of 0), spans captured, and the outbox as shipped, with no published history kept (the relay deletes what it
+     * publishes; the other profiles keep it, to read what the relay did): {@code TracingSampledTest},
+     * {@code OutboxDeleteOnPublishTest}.
      */
     public static class SampledAndDeleteOnPublish implements QuarkusTestProfile {
         @Override
@@ -55,7 +56,7 @@ public final class Profiles {
             return Map.of("test.tracing", "true",
                     "OTEL_TRACES_SAMPLER", "parentbased_traceidratio",
                     "OTEL_TRACES_SAMPLER_ARG", "0",
-                    "txinbox.outbox.retention", "0");
+                    "txinbox.outbox.keep-published", "false");
         }
     }
 }

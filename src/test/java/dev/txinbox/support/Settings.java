@@ -20,7 +20,8 @@ public final class Settings {
      */
     public static TxinboxConfig.Outbox notPolling(TxinboxConfig.Outbox outbox) {
         TxinboxConfig.Relay relay = outbox.relay();
-        return new Outbox(outbox.queue(), outbox.partitions(), outbox.retention(), outbox.retentionBatchSize(),
+        return new Outbox(outbox.queue(), outbox.partitions(), outbox.keepPublished(), outbox.retention(),
+                outbox.retentionBatchSize(),
                 outbox.maxPendingAge(), new Relay(relay.enabled(), Duration.ofHours(1), Duration.ofHours(1),
                         relay.retryBase(), relay.retryCap(), relay.maxMessageBytes()));
     }
@@ -29,7 +30,7 @@ public final class Settings {
     private record Retry(Duration base, Duration cap, int maxAttempts) implements TxinboxConfig.Retry {
     }
 
-    private record Outbox(String queue, int partitions, Duration retention, int retentionBatchSize,
+    private record Outbox(String queue, int partitions, boolean keepPublished, Duration retention, int retentionBatchSize,
             Duration maxPendingAge, TxinboxConfig.Relay relay) implements TxinboxConfig.Outbox {
     }
 

@@ -457,6 +457,8 @@ public final class Bench implements AutoCloseable {
         Map<String, String> settings = new HashMap<>(extra);
         settings.put("TXINBOX_CONSUMERS_ORDERS_PARALLELISM", Integer.toString(parallelism));
         settings.put("TXINBOX_OUTBOX_RELAY_ENABLED", "false");
+        // The verdict reads what the relay published from the table's marks (Recorded): the history is kept here.
+        settings.putIfAbsent("TXINBOX_OUTBOX_KEEP_PUBLISHED", "true");
         long recordedMillis = System.currentTimeMillis();
         try (Service service = Service.start(jar, List.of(),
                 Service.env(DB, sqs.endpoint(), queues.name, queues.dlqName, options.httpPort(), settings),
