@@ -153,7 +153,7 @@ public final class Bench implements AutoCloseable {
             runs.add(naive(mode, "naive (article)", mainStream, main.groups()));
         }
         if (suite.runs.contains("camel")) {
-            runs.add(camel(mode, "camel", mainStream, main.groups()));
+            runs.add(camel(mode, "camel", mainStream, main.groups(), false));
         }
         if (suite.runs.contains("latency")) {
             double halfPeak = Math.max(50, Math.floor(txinbox.throughput() / 2 / 50) * 50);
@@ -202,7 +202,7 @@ public final class Bench implements AutoCloseable {
             runs.add(naive(mode, "naive (article)", mainStream, main.groups()));
         }
         if (suite.runs.contains("camel")) {
-            runs.add(camel(mode, "camel", mainStream, main.groups()));
+            runs.add(camel(mode, "camel", mainStream, main.groups(), false));
         }
         if (suite.scalePoint()) {
             runs.add(txinboxBacklog(options.jar(), String.format("txinbox over %,d old rows", suite.oldRows), mainStream,
@@ -656,14 +656,8 @@ public final class Bench implements AutoCloseable {
 
     /**
      * The Camel baseline (bench/camel: an aws2-sqs route, 4 concurrent consumers of 10 per poll, transacted, an
-     * idempotentConsumer on a JdbcMessageIdRepository, an upsert of the order row per event), on its own classpath.
-     */
-    RunResult camel(String mode, String name, OrderStream stream, int groups) throws Exception {
-        return camel(mode, name, stream, groups, false);
-    }
-
-    /**
-     * The Camel baseline; with {@code publish}, the dual write ({@link BenchSuite#DUAL_WRITE}): one SendMessage to the
+     * idempotentConsumer on a JdbcMessageIdRepository, an upsert of the order row per event), on its own classpath;
+     * with {@code publish}, the dual write ({@link BenchSuite#DUAL_WRITE}): one SendMessage to the
      * run's events queue per applied event, inside the route's transaction. Its verdict says how many events reached
      * that queue against the stream's.
      */
