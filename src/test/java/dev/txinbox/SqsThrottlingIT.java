@@ -31,16 +31,26 @@ class SqsThrottlingIT extends AwsScenario {
         sendOrders("warm", 5);
         awaitShipped(5);
 
-        // The relay's sends (an encrypted queue's KMS key) and the deletes are refused for their rate: what was
-        // received is applied, its messages come back and are recognised, the relay waits. The deletes' throttling
-        // ends at the first refusal: a message whose delete keeps failing holds its FIFO group, and after the queue's
-        // maxReceiveCount receives SQS's own redrive moves it, already applied, to the DLQ (docs/SCALING.md).
+        // The relay's sends (an encrypted queue's KMS key) and the deletes are refused for their rate, for longer
+        // than the queue's visibility timeout times its maxReceiveCount: what was received is applied, and its
+        // deletes are tried again while its messages are kept invisible. Given up instead, each message would come
+        // back, count one more receive each time, and SQS's own redrive would move it, already applied, to the DLQ.
+        // Meanwhile a message not yet deleted holds its FIFO group, as SQS's ordering wants.
         aws.throttle(Map.of("SendMessageBatch", "KmsThrottled", "DeleteMessageBatch", "RequestThrottled"));
+        long deletesThrottled = System.nanoTime();
         sendOrders("sends", 5);
         await(Duration.ofSeconds(60), () -> service.metric("txinbox_sqs_throttled_total{call=\"delete_batch\"}") > 0);
+        Duration sustained = Duration.ofSeconds(5L * ElasticMqResource.MAX_RECEIVE_COUNT + 5);
+        Thread.sleep(Math.max(0, sustained.toMillis() - Duration.ofNanos(System.nanoTime() - deletesThrottled).toMillis()));
+        assertEquals(0, queues.depth("orders-dlq.fifo"), "an applied message was dead-lettered by the redrive");
+        assertTrue(aws.throttledCalls("DeleteMessageBatch") > 10, "the deletes were not tried again");
         aws.throttle(Map.of("SendMessageBatch", "KmsThrottled"));
         awaitShipped(10);
+        await(Duration.ofSeconds(60), () -> queues.depth("orders.fifo") == 0);
         await(Duration.ofSeconds(60), () -> service.metric("txinbox_sqs_throttled_total{call=\"send_batch\"}") > 0);
+        // Said once a minute with a count, not once per message or per try; and nothing was refused for good.
+        assertTrue(service.logLines("SQS refused to delete") <= 2, "one line per try");
+        assertEquals(0, service.logLines("could not delete"), "a delete was given up");
 
         // Then the receives: nothing is taken in, readiness says why.
         aws.throttle(Map.of("SendMessageBatch", "KmsThrottled", "ReceiveMessage", "ThrottlingException"));

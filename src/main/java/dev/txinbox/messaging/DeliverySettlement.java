@@ -16,8 +16,11 @@ public interface DeliverySettlement {
         /** The transport answered the call for {@code messages} messages (some may be refused, each told apart). */
         void answered(int messages);
 
-        /** The transport refused {@code delivery}'s part (or the whole call): it comes back after its visibility timeout. */
+        /** The transport refused {@code delivery}'s part (or the whole call) for good: it comes back after its visibility timeout. */
         void refused(Delivery delivery, String why);
+
+        /** The transport refused {@code messages} of the call, in {@code queue}, for a reason that passes, and tries again. */
+        void retrying(String queue, int messages, String why);
     }
 
     /**
@@ -26,8 +29,11 @@ public interface DeliverySettlement {
      */
     void begin(List<? extends Delivery> batch);
 
-    /** Deletes the deliveries' messages, not waiting for the answer. */
-    void delete(List<Delivery> deliveries, Reply reply);
+    /**
+     * Deletes the deliveries' messages, not waiting for the answer; a delete refused for a reason that passes is
+     * tried again while it keeps its message invisible for {@code visibilityTimeout} (the queue's) at a time.
+     */
+    void delete(List<Delivery> deliveries, Duration visibilityTimeout, Reply reply);
 
     /** Makes the deliveries' messages visible again after {@code delay}, not waiting for the answer. */
     void release(List<Delivery> deliveries, Duration delay, Reply reply);

@@ -10,6 +10,8 @@ import jakarta.enterprise.context.ApplicationScoped;
 
 import org.jboss.logging.Logger;
 
+import io.quarkus.scheduler.Scheduled;
+
 import dev.txinbox.config.TxinboxConfig;
 import dev.txinbox.inbox.DeadLetter;
 import dev.txinbox.inbox.FailurePolicy;
@@ -29,8 +31,9 @@ import dev.txinbox.inbox.TraceParent;
  * queue without a copy.</li>
  * </ul>
  * The calls themselves are the transport's ({@link DeliverySettlement}), sent without waiting for the answer. A
- * refused delete or release is logged and counted, never thrown: the message simply comes back, and the inbox
- * knows it then.
+ * delete refused for a reason that passes is the transport's to try again; one refused for good, or a refused
+ * release, is counted and logged (once a minute per distinct problem, {@link RepeatedWarnings}), never thrown: the
+ * message simply comes back, and the inbox knows it then.
  */
 @ApplicationScoped
 public class Settlement {
@@ -42,6 +45,7 @@ public class Settlement {
     private final DatabaseGate databaseGate;
     private final FailurePolicy failurePolicy;
     private final InboxMetrics metrics;
+    private final RepeatedWarnings warnings = new RepeatedWarnings(LOG, Duration.ofMinutes(1), System::nanoTime);
 
     public Settlement(DeliverySettlement calls, GroupFence fence, DatabaseGate databaseGate, FailurePolicy failurePolicy,
             InboxMetrics metrics) {
@@ -69,9 +73,16 @@ public class Settlement {
         } finally {
             LogContext.clear();
         }
-        calls.delete(deletes, new Reply(consumer, "delete", committedAtNanos));
+        calls.delete(deletes, settings.visibilityTimeout(), new Reply(consumer, "delete", committedAtNanos));
         calls.release(heldBack, Duration.ZERO, new Reply(consumer, "release", committedAtNanos));
         retries.forEach((delay, batch) -> calls.release(batch, delay, new Reply(consumer, "release", committedAtNanos)));
+    }
+
+    /** The counts of refusals not logged one by one, once their minute is over. */
+    @Scheduled(every = "10s", concurrentExecution = Scheduled.ConcurrentExecution.SKIP,
+            skipExecutionIf = Scheduled.ApplicationNotRunning.class)
+    void sayRepeatedWarnings() {
+        warnings.sayUnsaid();
     }
 
     /** Sorts one message into the calls that settle it; returns its final outcome. */
@@ -172,12 +183,22 @@ public class Settlement {
         @Override
         public void refused(Delivery delivery, String why) {
             metrics.ackFailed(consumer);
-            // On the SDK's callback thread: the message's identity is put here, for this line.
+            // On the SDK's callback thread: the message's identity is put here, for the line if it is said.
             try (LogContext ignored = LogContext.of(consumer, delivery.eventIdAttribute(), delivery.messageId(),
                     TraceParent.traceId(delivery.traceparent()))) {
-                LOG.warnf("could not %s message %s in %s (%s); it comes back after its visibility timeout and is"
-                        + " recognised then", what, delivery.messageId(), delivery.queue(), why);
+                warnings.warn(RepeatedWarnings.problem("could not " + what + " messages of consumer " + consumer
+                        + " in " + delivery.queue() + " (" + why + ")"), "could not " + what + " message "
+                        + delivery.messageId() + " in " + delivery.queue() + " (" + why + "); it comes back after its"
+                        + " visibility timeout and is recognised then");
             }
+        }
+
+        @Override
+        public void retrying(String queue, int messages, String why) {
+            warnings.warn(RepeatedWarnings.problem("SQS refuses to " + what + " messages of consumer " + consumer
+                    + " in " + queue + " (" + why + "); trying again"), "SQS refused to " + what + " " + messages
+                    + " messages of consumer " + consumer + " in " + queue + " (" + why + "); trying again, their"
+                    + " visibility extended meanwhile");
         }
     }
 }

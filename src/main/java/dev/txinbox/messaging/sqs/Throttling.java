@@ -18,6 +18,11 @@ final class Throttling {
     private Throttling() {
     }
 
+    /** Whether an error code (a batch entry's, say) is one of the rate's. */
+    static boolean throttlingCode(String code) {
+        return code != null && CODES.contains(code);
+    }
+
     static boolean throttled(Throwable failure) {
         for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
             if (t instanceof CompletionException) {
