@@ -115,6 +115,27 @@ class AwsCredentialsIT extends AwsScenario {
     }
 
     /**
+     * A rollout during a credentials outage: every SQS call, the start-up checks' included, waits on credentials
+     * STS refuses. The stop still ends well within the pod's grace period (90 s), the messages stay in their queue,
+     * and nothing logs an ERROR on the way out.
+     */
+    @Test
+    void aStopDuringACredentialsOutageIsQuickAndQuiet() throws Exception {
+        aws.refuse("AccessDenied");
+        start(irsa(webIdentityToken("irsa-token-" + UUID.randomUUID())));
+        sendOrders("stop", 2);
+        await(Duration.ofSeconds(60), () -> sqsCheck().contains("\"cause\":\"credentials\""));
+        Thread.sleep(3_000); // the connector's queue lookups, the statistics' refreshes: each waits on credentials
+
+        Duration took = service.stop(Duration.ofSeconds(60));
+        assertTrue(took.compareTo(Duration.ofSeconds(30)) < 0, "the stop took " + took);
+        assertEquals(1, lines("txinbox stopped in"), "no orderly shutdown");
+        assertEquals(0, lines(" ERROR "));
+        assertEquals(6, queues.depth("orders.fifo"));
+        assertEquals(0, count("select count(*) from inbox_messages"));
+    }
+
+    /**
      * STS refuses IRSA's token (the role's trust policy, then an expired token), and then takes it again: readiness
      * names the provider and STS's answer, the log says each state once, the relay reports it too, nothing counts an
      * attempt, and everything resumes by itself.

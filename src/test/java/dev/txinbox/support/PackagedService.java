@@ -155,6 +155,15 @@ public final class PackagedService implements AutoCloseable {
         Awaitility.await().atMost(atMost).pollInterval(Duration.ofMillis(250)).until(condition::getAsBoolean);
     }
 
+    /** Stops it as Kubernetes does (SIGTERM) and waits up to {@code grace}; returns how long it took. */
+    public Duration stop(Duration grace) throws Exception {
+        long stopping = System.nanoTime();
+        process.destroy();
+        assertTrue(process.waitFor(grace.toMillis(), TimeUnit.MILLISECONDS), "the service did not stop within " + grace);
+        process = null;
+        return Duration.ofNanos(System.nanoTime() - stopping);
+    }
+
     @Override
     public void close() throws Exception {
         if (process != null) {

@@ -103,7 +103,7 @@ final class ResilientSqsClient implements SqsAsyncClient {
                     if (!connectivity.receiving()) {
                         // Returned while the service stops: the connector would drop these; the receiver's
                         // stop hands them back to the queue.
-                        return stopped();
+                        return ResilientSqsClient.<ReceiveMessageResponse>stopped();
                     }
                     return CompletableFuture.completedFuture(response);
                 }
@@ -127,12 +127,19 @@ final class ResilientSqsClient implements SqsAsyncClient {
             if (failure == null) {
                 return CompletableFuture.completedFuture(response);
             }
+            if (!connectivity.receiving()) {
+                // The service stops: an answer now would wake the connector after its executors are gone (an
+                // ERROR after shutdown, seen when a stop came during a credentials outage).
+                return ResilientSqsClient.<GetQueueUrlResponse>stopped();
+            }
             Throwable cause = unwrap(failure);
             if (!(cause instanceof SdkClientException) && CredentialsProblem.of(cause).isEmpty()) {
                 return CompletableFuture.<GetQueueUrlResponse>failedFuture(cause);
             }
             Duration backoff = connectivity.failed(cause);
-            return CompletableFuture.supplyAsync(() -> request, after(backoff)).thenCompose(this::getQueueUrl);
+            return CompletableFuture.supplyAsync(() -> request, after(backoff))
+                    .thenCompose(again -> connectivity.receiving() ? getQueueUrl(again)
+                            : ResilientSqsClient.<GetQueueUrlResponse>stopped());
         }).thenCompose(response -> response);
     }
 
@@ -202,7 +209,7 @@ final class ResilientSqsClient implements SqsAsyncClient {
      * later, and every stop would log three ERRORs (SRMSG19302, SRMSG00201) with a
      * RejectedExecutionException. A poll that never returns schedules nothing; it ends with the JVM.
      */
-    private static CompletableFuture<ReceiveMessageResponse> stopped() {
+    private static <T> CompletableFuture<T> stopped() {
         return new CompletableFuture<>();
     }
 

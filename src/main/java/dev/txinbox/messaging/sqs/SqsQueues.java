@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import java.util.UUID;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -35,6 +36,7 @@ public class SqsQueues {
     private final SqsConnectivity connectivity;
     private final Map<String, String> urls = new ConcurrentHashMap<>();
     private final CallsInFlight calls = new CallsInFlight();
+    private final Set<CompletableFuture<?>> waiting = ConcurrentHashMap.newKeySet();
     private boolean closed;
 
     public SqsQueues(SqsAsyncClient client, SqsConnectivity connectivity) {
@@ -160,9 +162,15 @@ public class SqsQueues {
             }
             calls.started();
         }
+        CompletableFuture<T> call = null;
         try {
-            return await(request.get());
+            call = request.get();
+            waiting.add(call);
+            return await(call);
         } finally {
+            if (call != null) {
+                waiting.remove(call);
+            }
             calls.ended();
         }
     }
@@ -177,7 +185,12 @@ public class SqsQueues {
         synchronized (this) {
             closed = true;
         }
-        return calls.awaitNone(timeout);
+        if (calls.awaitNone(timeout)) {
+            return true;
+        }
+        // Their callers get a refusal now instead of waiting out the call's 30 s, which held the stop that long.
+        waiting.forEach(call -> call.cancel(true));
+        return false;
     }
 
     private static <T> T await(CompletableFuture<T> call) {

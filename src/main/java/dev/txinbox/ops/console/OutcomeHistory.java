@@ -64,7 +64,8 @@ public class OutcomeHistory {
         this.clock = clock;
     }
 
-    @Scheduled(every = "${txinbox.console.sample-every}", concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
+    @Scheduled(every = "${txinbox.console.sample-every}", concurrentExecution = Scheduled.ConcurrentExecution.SKIP,
+            skipExecutionIf = Scheduled.ApplicationNotRunning.class)
     public synchronized void sample() {
         Instant now = clock.now();
         for (String consumer : operations.consumerNames()) {

@@ -68,7 +68,8 @@ public class InboxStatistics {
         return Optional.ofNullable(latest().get(consumer));
     }
 
-    @Scheduled(every = "${txinbox.health.refresh}", concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
+    @Scheduled(every = "${txinbox.health.refresh}", concurrentExecution = Scheduled.ConcurrentExecution.SKIP,
+            skipExecutionIf = Scheduled.ApplicationNotRunning.class)
     void refresh() {
         for (Map.Entry<String, TxinboxConfig.Consumer> entry : config.runningConsumers().entrySet()) {
             latest.put(entry.getKey(), compute(entry.getKey(), entry.getValue()));

@@ -53,7 +53,8 @@ public class OutboxStatistics {
         refresh();
     }
 
-    @Scheduled(every = "${txinbox.health.refresh}", concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
+    @Scheduled(every = "${txinbox.health.refresh}", concurrentExecution = Scheduled.ConcurrentExecution.SKIP,
+            skipExecutionIf = Scheduled.ApplicationNotRunning.class)
     public void refresh() {
         if (!relay.enabled()) {
             return;

@@ -51,7 +51,8 @@ public class OutboxRetention {
     }
 
     @Scheduled(every = "${txinbox.retention.interval}", delayed = "1m",
-            concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
+            concurrentExecution = Scheduled.ConcurrentExecution.SKIP,
+            skipExecutionIf = Scheduled.ApplicationNotRunning.class)
     void scheduled() {
         run();
     }

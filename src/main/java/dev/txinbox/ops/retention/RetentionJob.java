@@ -67,7 +67,8 @@ public class RetentionJob {
     }
 
     @Scheduled(every = "${txinbox.retention.interval}", delayed = "1m",
-            concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
+            concurrentExecution = Scheduled.ConcurrentExecution.SKIP,
+            skipExecutionIf = Scheduled.ApplicationNotRunning.class)
     void scheduled() {
         run();
     }
