@@ -5,8 +5,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.CountDownLatch;
 
 import org.junit.jupiter.api.Test;
 
@@ -79,6 +81,33 @@ class SqsThrottlingIT extends AwsScenario {
         assertTrue(service.metric("txinbox_outbox_failures_total{reason=\"unavailable\"}") > 0);
         assertTrue(aws.throttledCalls("ReceiveMessage") > 0 && aws.throttledCalls("SendMessageBatch") > 0);
         assertEquals(1, service.logLines("SQS throttles the receives"), "said once, not once per poll");
+        assertEquals(0, service.logLines(" ERROR "));
+    }
+
+    /**
+     * A receive loop stuck in its call (a connection that stopped answering) while the channel's other loop polls
+     * on: the consumer still makes progress, so only watching each loop on its own sees half its capacity gone.
+     * Liveness turns DOWN naming the loop, and UP again once the call returns.
+     */
+    @Test
+    void aStuckReceiveLoopOfTwoTurnsLivenessDownNamingIt() throws Exception {
+        Map<String, String> settings = new HashMap<>(irsa(webIdentityToken("irsa-token-" + UUID.randomUUID())));
+        settings.put("TXINBOX_HEALTH_STALL_AFTER", "4s");
+        start(settings);
+        sendOrders("before", 2);
+        awaitShipped(2);
+        assertEquals(200, service.status("/q/health/live"));
+
+        CountDownLatch release = aws.holdNextReceive();
+        await(Duration.ofSeconds(30), () -> service.status("/q/health/live") == 503);
+        String liveness = service.get("/q/health/live");
+        assertTrue(liveness.matches("(?s).*receive loop [12] of 2 has not polled for \\d+ s while loop [12] polls.*"),
+                liveness);
+        sendOrders("meanwhile", 2);
+        awaitShipped(4); // the other loop carries the consumer: its progress alone would have said UP
+
+        release.countDown();
+        await(Duration.ofSeconds(30), () -> service.status("/q/health/live") == 200);
         assertEquals(0, service.logLines(" ERROR "));
     }
 

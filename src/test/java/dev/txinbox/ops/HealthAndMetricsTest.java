@@ -13,6 +13,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.regex.Matcher;
@@ -40,6 +42,10 @@ class HealthAndMetricsTest extends ServiceTest {
         given().get("/q/health/live").then().statusCode(200)
                 .body("checks.find { it.name == 'consumer-loop' }.status", equalTo("UP"))
                 .body("checks.find { it.name == 'consumer-loop' }.data.'orders.secondsSinceProgress'", notNullValue());
+        // Each of the channel's two receive loops is watched on its own.
+        eventually().until(() -> given().get("/q/health/live").then().extract()
+                .<Map<String, Object>> path("checks.find { it.name == 'consumer-loop' }.data").keySet()
+                .containsAll(List.of("orders.loop.1.secondsSincePoll", "orders.loop.2.secondsSincePoll")));
 
         String order = unique("ord"), early = unique("evt");
         queues.send("orders.fifo", order, shipped(early, order, 3L));

@@ -17,8 +17,11 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -60,6 +63,8 @@ public final class AwsStandIn implements AutoCloseable {
     /** SQS actions answered with a throttling error, by the error code to answer. */
     private volatile Map<String, String> throttled = Map.of();
     private final Map<String, AtomicInteger> throttledCalls = new ConcurrentHashMap<>();
+    /** The next ReceiveMessage waits on this before it is passed on: a receive loop stuck in its call. */
+    private final AtomicReference<CountDownLatch> heldReceive = new AtomicReference<>();
 
     public AwsStandIn(String brokerEndpoint) throws IOException {
         this.broker = brokerEndpoint;
@@ -89,6 +94,16 @@ public final class AwsStandIn implements AutoCloseable {
      */
     public void throttle(Map<String, String> codeByAction) {
         this.throttled = Map.copyOf(codeByAction);
+    }
+
+    /**
+     * Holds the next ReceiveMessage, unanswered, until the returned latch is counted down (at most 90 s), as a
+     * connection that stopped answering would: the receive loop that sent it is stuck in its call.
+     */
+    public CountDownLatch holdNextReceive() {
+        CountDownLatch release = new CountDownLatch(1);
+        heldReceive.set(release);
+        return release;
     }
 
     /** How many calls of an action were answered with a throttling error. */
@@ -188,6 +203,14 @@ public final class AwsStandIn implements AutoCloseable {
             reply(exchange, 400, "application/x-amz-json-1.0", "{\"__type\":\"com.amazonaws.sqs#" + throttling
                     + "\",\"message\":\"Rate exceeded\"}");
             return;
+        }
+        CountDownLatch hold = action.equals("ReceiveMessage") ? heldReceive.getAndSet(null) : null;
+        if (hold != null) {
+            try {
+                hold.await(90, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
         }
         keysByAction.computeIfAbsent(action, a -> ConcurrentHashMap.newKeySet()).add(credentials.accessKeyId());
         byte[] body;

@@ -80,7 +80,6 @@ final class ResilientSqsClient implements SqsAsyncClient {
         if (!connectivity.receiving()) {
             return stopped();
         }
-        connectivity.polled(request.queueUrl());
         Duration wait = connectivity.waitBeforeCall();
         if (!wait.isZero()) {
             return nothingAfter(wait);

@@ -2,6 +2,7 @@ package dev.txinbox.messaging.sqs;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
@@ -30,7 +31,7 @@ public class SqsConnectivity {
     private String failureSignature;
     private boolean credentials;
     private boolean throttled;
-    private final Map<String, Instant> lastPolls = new ConcurrentHashMap<>();
+    private final Map<String, Map<Object, Loop>> lastPolls = new ConcurrentHashMap<>();
     private boolean receiving = true;
     private final CallsInFlight receives = new CallsInFlight();
 
@@ -61,14 +62,40 @@ public class SqsConnectivity {
         return unreachableSince;
     }
 
-    /** When a receive loop last asked this queue for messages (null before the first time). */
-    public Instant lastPoll(String queueUrl) {
-        return lastPolls.get(queueUrl);
+    /**
+     * When each receive loop last asked this queue for messages, by the loop's number (1, 2 … in the order of their
+     * first polls); empty before the first.
+     */
+    public Map<String, Instant> lastPolls(String queueUrl) {
+        Map<Object, Loop> loops = lastPolls.get(queueUrl);
+        Map<String, Instant> polls = new HashMap<>();
+        if (loops != null) {
+            loops.values().forEach(loop -> polls.put(loop.name, loop.lastPoll));
+        }
+        return polls;
     }
 
-    void polled(String queueUrl) {
-        if (queueUrl != null) {
-            lastPolls.put(queueUrl, Instant.now());
+    /** Receive loop {@code loop} (its own {@link ReceiveRequestCustomizer}) asks {@code queueUrl} for messages. */
+    void polled(String queueUrl, Object loop) {
+        if (queueUrl == null) {
+            return;
+        }
+        Map<Object, Loop> loops = lastPolls.computeIfAbsent(queueUrl, url -> new ConcurrentHashMap<>());
+        Loop polls = loops.get(loop);
+        if (polls == null) {
+            synchronized (loops) {
+                polls = loops.computeIfAbsent(loop, l -> new Loop(Integer.toString(loops.size() + 1)));
+            }
+        }
+        polls.lastPoll = Instant.now();
+    }
+
+    private static final class Loop {
+        final String name;
+        volatile Instant lastPoll;
+
+        Loop(String name) {
+            this.name = name;
         }
     }
 
