@@ -319,6 +319,14 @@ public interface TxinboxConfig {
         @WithDefault("true")
         boolean enabled();
 
+        /**
+         * The relay's own connections to PostgreSQL (its partition locks, its reads and marks, and its LISTEN), with
+         * the datasource's user and password; the datasource's URL when not set. Set it to a direct connection when
+         * the datasource goes through a pooler in transaction mode: the relay's locks and LISTEN live in its session
+         * ({@code TXINBOX_OUTBOX_RELAY_JDBC_URL}).
+         */
+        Optional<String> jdbcUrl();
+
         /** How often the relay looks for due events without being woken by a commit. */
         @WithDefault("1s")
         @DurationMin(millis = 10)

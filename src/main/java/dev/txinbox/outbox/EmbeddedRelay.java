@@ -4,17 +4,16 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.Optional;
-import java.util.Properties;
 
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
 
-import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.jboss.logging.Logger;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 
 import dev.txinbox.config.TxinboxConfig;
+import dev.txinbox.sql.SessionCheck;
 import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.runtime.StartupEvent;
 
@@ -33,24 +32,18 @@ public class EmbeddedRelay {
     private final OutboxSignal signal;
     private final OutboxMetrics metrics;
     private final ObjectMapper mapper;
-    private final String url;
-    private final Optional<String> user;
-    private final Optional<String> password;
+    private final SessionCheck sessions;
     private OutboxRelay relay;
     private OutboxListener listener;
 
     public EmbeddedRelay(TxinboxConfig config, OutboxPublisher publisher, OutboxSignal signal, OutboxMetrics metrics,
-            ObjectMapper mapper, @ConfigProperty(name = "quarkus.datasource.jdbc.url") String url,
-            @ConfigProperty(name = "quarkus.datasource.username") Optional<String> user,
-            @ConfigProperty(name = "quarkus.datasource.password") Optional<String> password) {
+            ObjectMapper mapper, SessionCheck sessions) {
         this.config = config.outbox();
         this.publisher = publisher;
         this.signal = signal;
         this.metrics = metrics;
         this.mapper = mapper;
-        this.url = url;
-        this.user = user;
-        this.password = password;
+        this.sessions = sessions;
     }
 
     public boolean enabled() {
@@ -114,19 +107,8 @@ public class EmbeddedRelay {
         return new OutboxListener(name, () -> connect("txinbox-outbox-listener"), signal);
     }
 
+    /** The relay's own connection: direct, or through a pooler that keeps its session ({@link SessionCheck}). */
     private Connection connect(String applicationName) throws SQLException {
-        Properties properties = new Properties();
-        user.ifPresent(u -> properties.setProperty("user", u));
-        password.ifPresent(p -> properties.setProperty("password", p));
-        properties.setProperty("ApplicationName", applicationName);
-        properties.setProperty("tcpKeepAlive", "true");
-        // A dead server must not hang the relay forever: its locks are gone with the session anyway.
-        properties.setProperty("socketTimeout", "60");
-        properties.setProperty("connectTimeout", "10");
-        Connection connection = new org.postgresql.Driver().connect(url, properties);
-        if (connection == null) {
-            throw new SQLException("not a PostgreSQL URL: " + url);
-        }
-        return connection;
+        return sessions.connect(sessions.relayUrl(), applicationName);
     }
 }

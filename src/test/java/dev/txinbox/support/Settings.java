@@ -1,6 +1,7 @@
 package dev.txinbox.support;
 
 import java.time.Duration;
+import java.util.Optional;
 
 import dev.txinbox.config.TxinboxConfig;
 
@@ -36,5 +37,10 @@ public final class Settings {
 
     private record Relay(boolean enabled, Duration pollInterval, Duration claimInterval, Duration retryBase,
             Duration retryCap, int maxMessageBytes) implements TxinboxConfig.Relay {
+
+        @Override
+        public Optional<String> jdbcUrl() {
+            return Optional.empty();
+        }
     }
 }
