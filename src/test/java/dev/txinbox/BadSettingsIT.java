@@ -1,16 +1,14 @@
 package dev.txinbox;
 
-import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.File;
-import java.nio.file.Files;
-import java.nio.file.Path;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.Test;
+
+import dev.txinbox.support.PackagedService;
 
 /**
  * The packaged service, given settings that could not work, refuses to start and names every one of
@@ -54,16 +52,9 @@ class BadSettingsIT {
     }
 
     private static String run(Map<String, String> env) throws Exception {
-        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        File output = File.createTempFile("bad-settings", ".log", new File("target"));
-        ProcessBuilder builder = new ProcessBuilder(java, "-jar", "target/quarkus-app/quarkus-run.jar")
-                .redirectErrorStream(true).redirectOutput(output);
-        builder.environment().putAll(env);
-        builder.environment().put("QUARKUS_DATASOURCE_JDBC_URL", "jdbc:postgresql://127.0.0.1:1/none");
-        builder.environment().put("QUARKUS_SQS_ENDPOINT_OVERRIDE", "http://127.0.0.1:1");
-        Process process = builder.start();
-        assertTrue(process.waitFor(60, TimeUnit.SECONDS), "the service did not stop on its bad settings");
-        assertNotEquals(0, process.exitValue(), "the service started with bad settings");
-        return Files.readString(output.toPath());
+        Map<String, String> all = new HashMap<>(env);
+        all.put("QUARKUS_DATASOURCE_JDBC_URL", "jdbc:postgresql://127.0.0.1:1/none");
+        all.put("QUARKUS_SQS_ENDPOINT_OVERRIDE", "http://127.0.0.1:1");
+        return PackagedService.refusedStart(all);
     }
 }

@@ -5,17 +5,13 @@ import static dev.txinbox.support.Events.paid;
 import static dev.txinbox.support.Events.shipped;
 import static dev.txinbox.support.PackagedService.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.File;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
@@ -140,16 +136,9 @@ class PgBouncerIT {
             + " where locktype = 'advisory' and classid = " + 0x74786f62 + " and granted";
 
     private static String refusedStart(Map<String, String> settings) throws Exception {
-        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        File output = File.createTempFile("pgbouncer-refused", ".log", new File("target"));
-        ProcessBuilder builder = new ProcessBuilder(java, "-jar", "target/quarkus-app/quarkus-run.jar")
-                .redirectErrorStream(true).redirectOutput(output);
-        builder.environment().putAll(settings);
-        builder.environment().put("QUARKUS_SQS_ENDPOINT_OVERRIDE", endpoint);
-        builder.environment().put("QUARKUS_HTTP_PORT", "0");
-        Process process = builder.start();
-        assertTrue(process.waitFor(60, TimeUnit.SECONDS), "the service did not refuse to start");
-        assertNotEquals(0, process.exitValue(), "the service started through a pooler in transaction mode");
-        return Files.readString(output.toPath());
+        Map<String, String> env = new HashMap<>(settings);
+        env.put("QUARKUS_SQS_ENDPOINT_OVERRIDE", endpoint);
+        env.put("QUARKUS_HTTP_PORT", "0");
+        return PackagedService.refusedStart(env);
     }
 }

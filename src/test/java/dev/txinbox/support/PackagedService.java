@@ -1,7 +1,9 @@
 package dev.txinbox.support;
 
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.io.File;
 import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -149,6 +151,22 @@ public final class PackagedService implements AutoCloseable {
     private HttpRequest probe(String path) {
         return HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path)).timeout(Duration.ofSeconds(5))
                 .build();
+    }
+
+    /**
+     * Starts the packaged service with {@code env} on top of this process's environment and expects it to refuse:
+     * to exit, not zero, within 60 s. Returns its log.
+     */
+    public static String refusedStart(Map<String, String> env) throws Exception {
+        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        File output = File.createTempFile("refused-start", ".log", new File("target"));
+        ProcessBuilder builder = new ProcessBuilder(java, "-jar", "target/quarkus-app/quarkus-run.jar")
+                .redirectErrorStream(true).redirectOutput(output);
+        builder.environment().putAll(env);
+        Process process = builder.start();
+        assertTrue(process.waitFor(60, TimeUnit.SECONDS), "the service did not stop on its settings");
+        assertNotEquals(0, process.exitValue(), "the service started with settings it should refuse");
+        return Files.readString(output.toPath());
     }
 
     public static void await(Duration atMost, BooleanSupplier condition) {
