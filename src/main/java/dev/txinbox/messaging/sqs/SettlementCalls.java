@@ -140,7 +140,8 @@ public class SettlementCalls implements DeliverySettlement {
     public boolean flush(Duration timeout) throws InterruptedException {
         boolean settled = calls.awaitNone(timeout);
         stopped = true;
-        retries.shutdown();
+        // Drops the retries still waiting for their backoff: run later, they would call SQS after the stop.
+        retries.shutdownNow();
         return settled;
     }
 
