@@ -2,8 +2,10 @@ package dev.txinbox.messaging;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.function.BiFunction;
 import java.util.function.Predicate;
 
 import jakarta.annotation.Priority;
@@ -18,7 +20,8 @@ import io.quarkus.runtime.StartupEvent;
 
 /**
  * Refuses to start with a consumer that could not work, naming every problem at once: a running consumer
- * without handler or channel, a switched-off one whose channel still receives. The values of its settings are checked by their constraints
+ * without handler or channel, or whose channel's ack, failure or customizer value is not the one the pipeline relies
+ * on, a switched-off one whose channel still receives. The values of its settings are checked by their constraints
  * ({@code TxinboxConfig}); missing datasource or SQS settings are reported by Quarkus itself.
  */
 @ApplicationScoped
@@ -31,6 +34,8 @@ public class ConsumerSetupCheck {
         List<String> problems = problems(running, inbox::hasConsumer,
                 name -> config.getOptionalValue("mp.messaging.incoming." + name + ".connector", String.class)
                         .filter("smallrye-sqs"::equals).isPresent());
+        problems.addAll(channelValues(running, (name, key) -> config.getOptionalValue("mp.messaging.incoming." + name
+                + "." + key, String.class)));
         problems.addAll(channelsLeftOn(switchedOff,
                 name -> config.getOptionalValue("mp.messaging.incoming." + name + ".enabled", Boolean.class).orElse(true)));
         if (!problems.isEmpty()) {
@@ -47,6 +52,35 @@ public class ConsumerSetupCheck {
             if (!hasChannel.test(name)) {
                 problems.add("consumer " + name + " has no channel: set mp.messaging.incoming." + name
                         + ".connector=smallrye-sqs (and its queue)");
+            }
+        }
+        return problems;
+    }
+
+    /**
+     * The channel values txinbox's pipeline relies on, each with its connector default (4.33) and why: the connector's
+     * own ack deletes one message per call, as soon as it is handed on, and a failed delete ends the channel; its
+     * other failure strategies delete or end the channel; without txinbox's customizer
+     * ({@code messaging.sqs.ReceiveRequestCustomizer}) a receive asks for no system attributes (group, sequence,
+     * receive count), and liveness cannot see its loop.
+     */
+    private static final List<String[]> CHANNEL_VALUES = List.of(
+            new String[] { "ack-strategy", "ignore", "delete", "settlement deletes a message only after its commit" },
+            new String[] { "failure-strategy", "ignore", "ignore", "settlement decides what a failure leads to" },
+            new String[] { "receive.request.customizer", "txinbox", "",
+                    "the inbox reads the group, sequence and receive count it asks for" });
+
+    /** Every running consumer's channel value that is not what the pipeline relies on, named with the line to set. */
+    static List<String> channelValues(Set<String> consumers, BiFunction<String, String, Optional<String>> channelValue) {
+        List<String> problems = new ArrayList<>();
+        for (String name : new TreeSet<>(consumers)) {
+            for (String[] expected : CHANNEL_VALUES) {
+                String value = channelValue.apply(name, expected[0]).orElse(expected[2]);
+                if (!expected[1].equals(value)) {
+                    problems.add("consumer " + name + "'s channel has " + expected[0] + "="
+                            + (value.isEmpty() ? "(unset)" : value) + ": set mp.messaging.incoming." + name + "."
+                            + expected[0] + "=" + expected[1] + " (" + expected[3] + ")");
+                }
             }
         }
         return problems;
