@@ -10,8 +10,6 @@ import jakarta.enterprise.context.ApplicationScoped;
 
 import org.jboss.logging.Logger;
 
-import io.quarkus.scheduler.Scheduled;
-
 import dev.txinbox.config.TxinboxConfig;
 import dev.txinbox.inbox.DeadLetter;
 import dev.txinbox.inbox.FailurePolicy;
@@ -19,6 +17,7 @@ import dev.txinbox.inbox.InboxResult;
 import dev.txinbox.inbox.LogContext;
 import dev.txinbox.inbox.Outcome;
 import dev.txinbox.inbox.TraceParent;
+import io.quarkus.scheduler.Scheduled;
 
 /**
  * What happens to a delivery once the inbox has committed its outcome, in one place:

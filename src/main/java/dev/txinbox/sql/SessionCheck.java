@@ -52,11 +52,15 @@ public class SessionCheck {
     private final String datasourceUrl;
     private final Optional<String> user;
     private final Optional<String> password;
+    private final Optional<String> prepareThreshold;
 
     public SessionCheck(TxinboxConfig config, @ConfigProperty(name = "quarkus.datasource.jdbc.url") String datasourceUrl,
             @ConfigProperty(name = "quarkus.datasource.username") Optional<String> user,
-            @ConfigProperty(name = "quarkus.datasource.password") Optional<String> password) {
+            @ConfigProperty(name = "quarkus.datasource.password") Optional<String> password,
+            @ConfigProperty(name = "quarkus.datasource.jdbc.additional-jdbc-properties.prepareThreshold")
+            Optional<String> prepareThreshold) {
         this.config = config;
+        this.prepareThreshold = prepareThreshold;
         this.datasourceUrl = datasourceUrl;
         this.user = user;
         this.password = password;
@@ -71,7 +75,7 @@ public class SessionCheck {
     void check() throws SQLException {
         List<String> problems = new ArrayList<>();
         boolean datasourceKept = keepsSession(() -> connect(datasourceUrl));
-        if (!datasourceKept && !datasourceUrl.matches(".*[?&]prepareThreshold=0(&.*)?$")) {
+        if (!datasourceKept && !unnamedStatements()) {
             problems.add("the datasource's connections go through a pooler in transaction mode (such as PgBouncer's"
                     + " pool_mode=transaction), which loses the JDBC driver's server-side prepared statements"
                     + " (PgBouncer before 1.21): add prepareThreshold=0 to QUARKUS_DATASOURCE_JDBC_URL");
@@ -89,6 +93,12 @@ public class SessionCheck {
         if (!problems.isEmpty()) {
             throw new IllegalStateException("txinbox cannot start:\n - " + String.join("\n - ", problems));
         }
+    }
+
+    /** Whether the driver is told to name no server-side statement, in the URL or as an additional property. */
+    private boolean unnamedStatements() {
+        return datasourceUrl.matches(".*[?&]prepareThreshold=0(&.*)?$")
+                || prepareThreshold.filter(value -> value.strip().equals("0")).isPresent();
     }
 
     /** The URL of the relay's own connections. */
