@@ -64,22 +64,26 @@ public class ConsumerSetupCheck {
      * ({@code messaging.sqs.ReceiveRequestCustomizer}) a receive asks for no system attributes (group, sequence,
      * receive count), and liveness cannot see its loop.
      */
-    private static final List<String[]> CHANNEL_VALUES = List.of(
-            new String[] { "ack-strategy", "ignore", "delete", "settlement deletes a message only after its commit" },
-            new String[] { "failure-strategy", "ignore", "ignore", "settlement decides what a failure leads to" },
-            new String[] { "receive.request.customizer", "txinbox", "",
-                    "the inbox reads the group, sequence and receive count it asks for" });
+    private static final List<ChannelValue> CHANNEL_VALUES = List.of(
+            new ChannelValue("ack-strategy", "ignore", "delete", "settlement deletes a message only after its commit"),
+            new ChannelValue("failure-strategy", "ignore", "ignore", "settlement decides what a failure leads to"),
+            new ChannelValue("receive.request.customizer", "txinbox", "",
+                    "the inbox reads the group, sequence and receive count it asks for"));
+
+    /** A channel setting, the value the pipeline needs, the connector's default ("" for none), and why. */
+    private record ChannelValue(String key, String required, String connectorDefault, String why) {
+    }
 
     /** Every running consumer's channel value that is not what the pipeline relies on, named with the line to set. */
     static List<String> channelValues(Set<String> consumers, BiFunction<String, String, Optional<String>> channelValue) {
         List<String> problems = new ArrayList<>();
         for (String name : new TreeSet<>(consumers)) {
-            for (String[] expected : CHANNEL_VALUES) {
-                String value = channelValue.apply(name, expected[0]).orElse(expected[2]);
-                if (!expected[1].equals(value)) {
-                    problems.add("consumer " + name + "'s channel has " + expected[0] + "="
+            for (ChannelValue expected : CHANNEL_VALUES) {
+                String value = channelValue.apply(name, expected.key()).orElse(expected.connectorDefault());
+                if (!expected.required().equals(value)) {
+                    problems.add("consumer " + name + "'s channel has " + expected.key() + "="
                             + (value.isEmpty() ? "(unset)" : value) + ": set mp.messaging.incoming." + name + "."
-                            + expected[0] + "=" + expected[1] + " (" + expected[3] + ")");
+                            + expected.key() + "=" + expected.required() + " (" + expected.why() + ")");
                 }
             }
         }
